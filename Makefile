@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# nvfab top-level Makefile. The kernel build itself is driven by the Kbuild
+# files; this file is the user's entry point.
+#
+#   make [KDIR=/path/to/kernel/build]   build every module (default target)
+#   make check                          the test suite in a QEMU guest
+#   make lint                           checkpatch, sparse, kernel-doc
+#   make demo                           the main job (see README.md)
+#   make dkms.conf                      regenerate dkms.conf from VERSION
+
+ifneq ($(KBUILD_MODULES),)
+# Inside kbuild (should not happen: kbuild reads Kbuild first).
+include $(src)/Kbuild
+else
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+VERSION := $(shell cat VERSION)
+CACHE ?= /var/cache/nvfab
+BUILD := $(CURDIR)/build
+
+# The source files DKMS and the out-of-tree build copies need.
+SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts
+
+.PHONY: all modules conftest clean check check-kunit lint demo \
+	test-modules lint-modules dkms-install dkms-remove help
+
+all: modules
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+modules: conftest
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+conftest:
+	@if [ ! -d "$(KDIR)" ]; then \
+		echo "error: KDIR=$(KDIR) does not exist." >&2; \
+		echo "Pass KDIR=<kernel build dir>, e.g." \
+		     "KDIR=/usr/src/linux-headers-\$$(uname -r)" >&2; \
+		exit 1; \
+	fi
+	@scripts/conftest.sh $(KDIR) $(CURDIR)/include/nvfab/conftest.h
+
+dkms.conf: VERSION drivers/nvfab/Kbuild scripts/gen-dkms-conf.sh
+	scripts/gen-dkms-conf.sh > $@
+
+# Build a copy of the tree in build/NAME against KDIR, so that builds for
+# different kernels never share objects.
+define build_copy
+	mkdir -p $(BUILD)/$(1)
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
+		$(SRC_FILES) $(BUILD)/$(1)/
+	$(MAKE) -C $(BUILD)/$(1) KDIR=$(2) $(3) modules
+endef
+
+test-modules:
+	$(call build_copy,test,$$(tools/testing/vm/build-kernel.sh),NVFAB_KUNIT=1)
+
+check:
+	tools/testing/vm/check-all.sh
+
+lint:
+	tools/lint.sh
+
+dkms-install:
+	scripts/dkms-install.sh $(KVER)
+
+demo:
+	@echo "make demo: not yet implemented (see issue 'The main job')." >&2
+	@exit 1
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
+	rm -f include/nvfab/conftest.h
+	rm -rf $(BUILD)
+
+endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nvfab fabrics layer: connect-option grammar, host identities and the
+ * transport registry behind /dev/nvfab-fabrics.
+ *
+ * The option grammar is the one of the in-kernel /dev/nvme-fabrics, so that
+ * the same strings (as nvme-cli and libnvme build them) work unchanged.
+ */
+#ifndef _NVFAB_FABRICS_H
+#define _NVFAB_FABRICS_H
+
+#include <linux/bits.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/types.h>
+#include <linux/uuid.h>
+
+struct device;
+struct module;
+struct nvfab_ctrl;
+
+/* NVMe over Fabrics 1.1, 7.2: an NQN is at most 223 bytes including NUL. */
+#define NVFAB_NQN_SIZE		223
+/* Transport address and service ID sizes of the Discovery Log entry. */
+#define NVFAB_TRADDR_SIZE	256
+#define NVFAB_TRSVCID_SIZE	32
+/* Longest transport name we accept ("tcp", "rdma", "loop", "fc"). */
+#define NVFAB_TRANSPORT_SIZE	16
+/* Longest option string accepted by a single write (bytes). */
+#define NVFAB_OPTS_MAX_LEN	4096
+
+#define NVFAB_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
+
+/* Defaults and limits, identical to the in-kernel host. */
+#define NVFAB_MIN_QUEUE_SIZE		16
+#define NVFAB_MAX_QUEUE_SIZE		1024
+#define NVFAB_DEF_QUEUE_SIZE		128
+#define NVFAB_DEF_RECONNECT_DELAY	10	/* seconds */
+#define NVFAB_DEF_CTRL_LOSS_TMO		600	/* seconds */
+#define NVFAB_DEF_FAIL_FAST_TMO		-1	/* seconds, -1: never */
+#define NVFAB_DEF_KATO			5	/* seconds */
+#define NVFAB_MAX_TOS			255
+
+/**
+ * enum nvfab_opt - bits of &nvfab_ctrl_options.mask, one per option key
+ *
+ * The values are private to nvfab; transports use them to declare their
+ * required and allowed options.
+ */
+enum nvfab_opt {
+	NVFAB_OPT_ERR			= 0,
+	NVFAB_OPT_TRANSPORT		= BIT(0),
+	NVFAB_OPT_NQN			= BIT(1),
+	NVFAB_OPT_TRADDR		= BIT(2),
+	NVFAB_OPT_TRSVCID		= BIT(3),
+	NVFAB_OPT_QUEUE_SIZE		= BIT(4),
+	NVFAB_OPT_NR_IO_QUEUES		= BIT(5),
+	NVFAB_OPT_KATO			= BIT(7),
+	NVFAB_OPT_HOSTNQN		= BIT(8),
+	NVFAB_OPT_RECONNECT_DELAY	= BIT(9),
+	NVFAB_OPT_HOST_TRADDR		= BIT(10),
+	NVFAB_OPT_CTRL_LOSS_TMO		= BIT(11),
+	NVFAB_OPT_HOST_ID		= BIT(12),
+	NVFAB_OPT_DUP_CONNECT		= BIT(13),
+	NVFAB_OPT_DISABLE_SQFLOW	= BIT(14),
+	NVFAB_OPT_HDR_DIGEST		= BIT(15),
+	NVFAB_OPT_DATA_DIGEST		= BIT(16),
+	NVFAB_OPT_NR_WRITE_QUEUES	= BIT(17),
+	NVFAB_OPT_NR_POLL_QUEUES	= BIT(18),
+	NVFAB_OPT_TOS			= BIT(19),
+	NVFAB_OPT_FAIL_FAST_TMO		= BIT(20),
+	NVFAB_OPT_HOST_IFACE		= BIT(21),
+	NVFAB_OPT_DISCOVERY		= BIT(22),
+};
+
+/* Options every request must carry, whatever the transport. */
+#define NVFAB_REQUIRED_OPTS	(NVFAB_OPT_TRANSPORT | NVFAB_OPT_NQN)
+/* Options every transport accepts. */
+#define NVFAB_ALLOWED_OPTS						\
+	(NVFAB_OPT_QUEUE_SIZE | NVFAB_OPT_NR_IO_QUEUES |		\
+	 NVFAB_OPT_KATO | NVFAB_OPT_HOSTNQN | NVFAB_OPT_HOST_ID |	\
+	 NVFAB_OPT_DUP_CONNECT | NVFAB_OPT_DISABLE_SQFLOW |		\
+	 NVFAB_OPT_FAIL_FAST_TMO | NVFAB_OPT_DISCOVERY)
+
+/**
+ * struct nvfab_host - a host identity (Host NQN plus Host Identifier)
+ * @list:	entry in the fabrics host list, protected by its mutex
+ * @ref:	one reference per controller options block using it
+ * @id:		Host Identifier sent in Connect (NVMe-oF 1.1, 3.3)
+ * @nqn:	Host NQN, NUL terminated
+ *
+ * Two identities may not share an NQN with different IDs or an ID with
+ * different NQNs: a target must see one host unambiguously.
+ */
+struct nvfab_host {
+	struct list_head	list;
+	struct kref		ref;
+	uuid_t			id;
+	char			nqn[NVFAB_NQN_SIZE];
+};
+
+/**
+ * struct nvfab_ctrl_options - a parsed connect request
+ * @mask:		NVFAB_OPT_* bits of the keys present in the request
+ * @transport:		transport name ("tcp", "rdma", ...)
+ * @subsysnqn:		subsystem NQN to connect to
+ * @traddr:		transport address of the target
+ * @trsvcid:		transport service ID (port), or NULL for the default
+ * @host_traddr:	local address to bind to, or NULL
+ * @host_iface:		local interface to bind to, or NULL
+ * @queue_size:		I/O queue depth in entries (16..1024)
+ * @nr_io_queues:	default (read/write) I/O queues, capped at online CPUs
+ * @nr_write_queues:	extra queues dedicated to writes, 0 for none
+ * @nr_poll_queues:	extra polled queues, 0 for none
+ * @reconnect_delay:	seconds between reconnect attempts
+ * @ctrl_loss_tmo:	seconds before a lost controller is removed, <0 never
+ * @max_reconnects:	reconnect attempts derived from the two above, -1 = inf
+ * @fast_io_fail_tmo:	seconds after which I/O fails while reconnecting,
+ *			-1 for never
+ * @kato:		Keep Alive Timeout in seconds, 0 for none
+ * @tos:		IP type of service, -1 for the transport default
+ * @discovery_nqn:	this is a discovery controller
+ * @duplicate_connect:	allow a second controller to the same target
+ * @disable_sqflow:	ask for SQ flow control to be disabled
+ * @hdr_digest:		NVMe/TCP header digest
+ * @data_digest:	NVMe/TCP data digest
+ * @host:		host identity, referenced
+ */
+struct nvfab_ctrl_options {
+	unsigned int		mask;
+	char			*transport;
+	char			*subsysnqn;
+	char			*traddr;
+	char			*trsvcid;
+	char			*host_traddr;
+	char			*host_iface;
+	size_t			queue_size;
+	unsigned int		nr_io_queues;
+	unsigned int		nr_write_queues;
+	unsigned int		nr_poll_queues;
+	unsigned int		reconnect_delay;
+	int			ctrl_loss_tmo;
+	int			max_reconnects;
+	int			fast_io_fail_tmo;
+	unsigned int		kato;
+	int			tos;
+	bool			discovery_nqn;
+	bool			duplicate_connect;
+	bool			disable_sqflow;
+	bool			hdr_digest;
+	bool			data_digest;
+	struct nvfab_host	*host;
+};
+
+/**
+ * struct nvfab_transport_ops - a fabrics transport, as registered with
+ *	nvfab-fabrics
+ * @entry:		registry list entry, owned by nvfab-fabrics
+ * @name:		transport name as given by "transport=" (e.g. "tcp")
+ * @module:		owning module, pinned while a controller is created
+ * @required_opts:	NVFAB_OPT_* bits the transport requires
+ * @allowed_opts:	NVFAB_OPT_* bits the transport accepts beyond
+ *			NVFAB_ALLOWED_OPTS and @required_opts
+ * @create_ctrl:	create and start a controller. On success the
+ *			controller owns @opts; on failure the caller frees
+ *			them. May sleep. Returns the controller or an ERR_PTR.
+ */
+struct nvfab_transport_ops {
+	struct list_head	entry;
+	const char		*name;
+	struct module		*module;
+	unsigned int		required_opts;
+	unsigned int		allowed_opts;
+	struct nvfab_ctrl	*(*create_ctrl)(struct device *dev,
+						struct nvfab_ctrl_options *opts);
+};
+
+int nvfab_register_transport(struct nvfab_transport_ops *ops);
+void nvfab_unregister_transport(struct nvfab_transport_ops *ops);
+void nvfab_free_options(struct nvfab_ctrl_options *opts);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf);
+int nvfab_check_transport_opts(struct nvfab_ctrl_options *opts,
+			       const struct nvfab_transport_ops *ops);
+struct nvfab_ctrl *nvfab_create_ctrl(struct device *dev, const char *buf);
+#endif
+
+#endif /* _NVFAB_FABRICS_H */

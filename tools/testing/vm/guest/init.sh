@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of an nvfab test guest (started by run-vm.sh).
+#
+# The root filesystem is the host's root, read-only over 9p. Mount the
+# kernel filesystems and tmpfs wherever tools need to write, mount the
+# writable output share (tag "out") at /tmp/out, run the command that
+# run-vm.sh left in /tmp/out/.vm/cmd with the environment in .vm/env, record
+# its exit status in /tmp/out/rc, and reboot (QEMU runs with -no-reboot, so
+# that ends the VM).
+#
+# Kernel command line parameters read here:
+#   nvfab.kernel=test|stock   which kernel this is (exported as NVFAB_KERNEL)
+#   nvfab.modroot=DIR         bind-mounted over /lib/modules (test kernel)
+#   nvfab.timeout=S           the command is killed after S seconds
+#   nvfab.debug=1             trace this script, with guest uptime
+set -euo pipefail
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+export OUT=/tmp/out
+BB=/usr/bin/busybox
+
+log() { echo "nvfab-vm: $*"; }
+
+
+# Whatever happens, never return from PID 1 (that panics the kernel and
+# hides the reason): flush and reboot.
+finish() {
+	local rc=$?
+
+	trap - EXIT
+	set +e
+	if [ "$rc" != 0 ] && ! [ -e "$OUT/rc" ]; then
+		log "init failed with status $rc before the command ran"
+	fi
+	sync
+	is_mounted "$OUT" && $BB umount "$OUT"
+	$BB reboot -f
+	# reboot -f does not return; in case it does, do not exit PID 1.
+	echo b >/proc/sysrq-trigger
+	sleep 60
+}
+trap finish EXIT
+
+# is_mounted DIR - bash builtins only: every exec costs ~0.1 s over 9p
+# under TCG, and init runs dozens of these.
+is_mounted() {
+	local src dst rest
+
+	while read -r src dst rest; do
+		[ "$dst" = "$1" ] && return 0
+	done </proc/self/mounts
+	return 1
+}
+
+# mnt TYPE DIR [OPTIONS] - mount unless DIR is a mountpoint already. The
+# static busybox mount starts much faster than util-linux's.
+mnt() {
+	local type=$1 dir=$2 opts=${3:-}
+
+	is_mounted "$dir" && return 0
+	$BB mount -t "$type" ${opts:+-o "$opts"} "$type" "$dir"
+}
+
+[ -e /proc/self ] || $BB mount -t proc proc /proc
+case " $(</proc/cmdline) " in
+*" nvfab.debug=1 "*)
+	PS4='+ $(read -r u _ </proc/uptime; echo "$u") '
+	set -x
+	;;
+esac
+mnt sysfs /sys
+mnt devtmpfs /dev
+$BB mkdir -p /dev/pts /dev/shm
+mnt devpts /dev/pts
+mnt tmpfs /dev/shm mode=1777
+for d in /tmp /run /var/tmp /root /etc/nvme /mnt /var/log /var/lib/nvme; do
+	[ -d "$d" ] || continue
+	mode=755
+	case "$d" in /tmp | /var/tmp) mode=1777 ;; esac
+	mnt tmpfs "$d" "mode=$mode"
+done
+$BB mkdir -p /run/netns /run/lock
+
+kernel=unknown
+modroot=
+timeout_s=0
+for arg in $(</proc/cmdline); do
+	case "$arg" in
+	nvfab.kernel=*) kernel=${arg#*=} ;;
+	nvfab.modroot=*) modroot=${arg#*=} ;;
+	nvfab.timeout=*) timeout_s=${arg#*=} ;;
+	esac
+done
+
+$BB mkdir -p "$OUT"
+$BB mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$OUT"
+
+# The test kernel's modules live in its build cache; make kmod see them.
+if [ -n "$modroot" ]; then
+	$BB mount -o bind "$modroot" /lib/modules
+fi
+
+# configfs is modular in the stock kernel; the rest is optional.
+modprobe -q configfs 2>/dev/null || true
+mnt configfs /sys/kernel/config || true
+mnt debugfs /sys/kernel/debug || true
+mnt tracefs /sys/kernel/tracing 2>/dev/null || true
+
+$BB hostname nvfab-vm
+$BB ip link set lo up
+
+# A host identity for nvme-cli. hostid must equal the UUID inside hostnqn,
+# or "nvme connect" refuses with "found same hostid ... but different hostnqn".
+read -r uuid </proc/sys/kernel/random/uuid
+echo "nqn.2014-08.org.nvmexpress:uuid:$uuid" >/etc/nvme/hostnqn
+echo "$uuid" >/etc/nvme/hostid
+
+read -r up _ </proc/uptime
+echo "$up" >"$OUT/.vm/boot-uptime"
+log "$(</proc/sys/kernel/osrelease) ($kernel kernel) up in ${up}s, running: $(<"$OUT/.vm/cmd")"
+
+# shellcheck disable=SC1091
+. "$OUT/.vm/env"
+export OUT NVFAB_KERNEL="$kernel"
+cd "${REPO_ROOT:-/}"
+
+set +e
+if [ "$timeout_s" -gt 0 ]; then
+	timeout -k 10 "$timeout_s" bash "$OUT/.vm/cmd" </dev/null 2>&1 | tee "$OUT/cmd.log"
+else
+	bash "$OUT/.vm/cmd" </dev/null 2>&1 | tee "$OUT/cmd.log"
+fi
+rc=${PIPESTATUS[0]}
+set -e
+if [ "$rc" = 124 ] && [ "$timeout_s" -gt 0 ]; then
+	log "command timed out after ${timeout_s}s; blocked tasks:"
+	echo w >/proc/sysrq-trigger || true
+fi
+log "command exited $rc"
+dmesg >"$OUT/dmesg.txt" 2>&1 || true
+echo "$rc" >"$OUT/rc"
