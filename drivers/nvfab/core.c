@@ -21,23 +21,23 @@
 #include <nvfab/core.h>
 
 struct workqueue_struct *nvfab_wq;
-NVFAB_EXPORT(nvfab_wq);
+EXPORT_SYMBOL_NVFAB(nvfab_wq);
 struct workqueue_struct *nvfab_reset_wq;
-NVFAB_EXPORT(nvfab_reset_wq);
+EXPORT_SYMBOL_NVFAB(nvfab_reset_wq);
 struct workqueue_struct *nvfab_delete_wq;
-NVFAB_EXPORT(nvfab_delete_wq);
+EXPORT_SYMBOL_NVFAB(nvfab_delete_wq);
 
 /* Controller character devices, /dev/nvfabN. */
 const struct class nvfab_class = {
 	.name = "nvfab",
 };
-NVFAB_EXPORT(nvfab_class);
+EXPORT_SYMBOL_NVFAB(nvfab_class);
 
 /* One device per NVM subsystem, named nvfab-subsysN. */
 const struct class nvfab_subsys_class = {
 	.name = "nvfab-subsystem",
 };
-NVFAB_EXPORT(nvfab_subsys_class);
+EXPORT_SYMBOL_NVFAB(nvfab_subsys_class);
 
 static DEFINE_IDA(nvfab_instance_ida);
 
@@ -53,7 +53,7 @@ int nvfab_instance_get(void)
 {
 	return ida_alloc(&nvfab_instance_ida, GFP_KERNEL);
 }
-NVFAB_EXPORT(nvfab_instance_get);
+EXPORT_SYMBOL_NVFAB(nvfab_instance_get);
 
 /**
  * nvfab_instance_put() - release an instance from nvfab_instance_get()
@@ -65,7 +65,7 @@ void nvfab_instance_put(int instance)
 {
 	ida_free(&nvfab_instance_ida, instance);
 }
-NVFAB_EXPORT(nvfab_instance_put);
+EXPORT_SYMBOL_NVFAB(nvfab_instance_put);
 
 static int __init nvfab_core_init(void)
 {

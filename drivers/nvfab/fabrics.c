@@ -299,7 +299,7 @@ void nvfab_free_options(struct nvfab_ctrl_options *opts)
 	kfree(opts->host_iface);
 	kfree(opts);
 }
-NVFAB_EXPORT(nvfab_free_options);
+EXPORT_SYMBOL_NVFAB(nvfab_free_options);
 
 /* Parse one option @p whose token is @token into @opts. */
 static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
@@ -671,7 +671,7 @@ int nvfab_register_transport(struct nvfab_transport_ops *ops)
 	up_write(&nvfab_transports_rwsem);
 	return ret;
 }
-NVFAB_EXPORT(nvfab_register_transport);
+EXPORT_SYMBOL_NVFAB(nvfab_register_transport);
 
 /**
  * nvfab_unregister_transport() - remove a transport
@@ -688,7 +688,7 @@ void nvfab_unregister_transport(struct nvfab_transport_ops *ops)
 	list_del(&ops->entry);
 	up_write(&nvfab_transports_rwsem);
 }
-NVFAB_EXPORT(nvfab_unregister_transport);
+EXPORT_SYMBOL_NVFAB(nvfab_unregister_transport);
 
 /**
  * nvfab_create_ctrl() - create a controller from a connect option string
@@ -761,7 +761,7 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_create_ctrl);
  * reads of the same file; different files connect in parallel.
  */
 struct nvfab_dev_file {
-	struct mutex	lock;
+	struct mutex	lock;		/* serialises create and show */
 	bool		created;	/* protected by lock */
 	int		instance;	/* protected by lock */
 	int		cntlid;		/* protected by lock */

@@ -43,9 +43,33 @@ struct nvfab_ctrl;
 
 /**
  * enum nvfab_opt - bits of &nvfab_ctrl_options.mask, one per option key
+ * @NVFAB_OPT_ERR:		no match (match_token() result only)
+ * @NVFAB_OPT_TRANSPORT:	transport=%s
+ * @NVFAB_OPT_NQN:		nqn=%s
+ * @NVFAB_OPT_TRADDR:		traddr=%s
+ * @NVFAB_OPT_TRSVCID:		trsvcid=%s
+ * @NVFAB_OPT_QUEUE_SIZE:	queue_size=%d
+ * @NVFAB_OPT_NR_IO_QUEUES:	nr_io_queues=%d
+ * @NVFAB_OPT_KATO:		keep_alive_tmo=%d
+ * @NVFAB_OPT_HOSTNQN:		hostnqn=%s
+ * @NVFAB_OPT_RECONNECT_DELAY:	reconnect_delay=%d
+ * @NVFAB_OPT_HOST_TRADDR:	host_traddr=%s
+ * @NVFAB_OPT_CTRL_LOSS_TMO:	ctrl_loss_tmo=%d
+ * @NVFAB_OPT_HOST_ID:		hostid=%s
+ * @NVFAB_OPT_DUP_CONNECT:	duplicate_connect
+ * @NVFAB_OPT_DISABLE_SQFLOW:	disable_sqflow
+ * @NVFAB_OPT_HDR_DIGEST:	hdr_digest
+ * @NVFAB_OPT_DATA_DIGEST:	data_digest
+ * @NVFAB_OPT_NR_WRITE_QUEUES:	nr_write_queues=%d
+ * @NVFAB_OPT_NR_POLL_QUEUES:	nr_poll_queues=%d
+ * @NVFAB_OPT_TOS:		tos=%d
+ * @NVFAB_OPT_FAIL_FAST_TMO:	fast_io_fail_tmo=%d
+ * @NVFAB_OPT_HOST_IFACE:	host_iface=%s
+ * @NVFAB_OPT_DISCOVERY:	discovery
  *
  * The values are private to nvfab; transports use them to declare their
- * required and allowed options.
+ * required and allowed options. Bit 6 is unused, as upstream (it was
+ * tl_retry_count).
  */
 enum nvfab_opt {
 	NVFAB_OPT_ERR			= 0,

@@ -254,6 +254,19 @@ KUNIT_ARRAY_PARAM(opts, opts_cases, opts_case_desc);
 KUNIT_DEFINE_ACTION_WRAPPER(free_opts_action, nvfab_free_options,
 			    struct nvfab_ctrl_options *);
 
+/* A zeroed options block that the test frees with nvfab_free_options(). */
+static struct nvfab_ctrl_options *test_opts(struct kunit *test)
+{
+	struct nvfab_ctrl_options *opts;
+	int ret;
+
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	ret = kunit_add_action_or_reset(test, free_opts_action, opts);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	return opts;
+}
+
 static const char *case_input(struct kunit *test, const struct opts_case *c)
 {
 	size_t plen, slen;
@@ -341,10 +354,7 @@ static void nvfab_opts_parse_test(struct kunit *test)
 	struct nvfab_ctrl_options *opts;
 	int ret;
 
-	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, opts);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-				free_opts_action, opts));
+	opts = test_opts(test);
 
 	ret = nvfab_parse_options(opts, case_input(test, c));
 	KUNIT_ASSERT_EQ(test, ret, c->ret);
@@ -366,12 +376,8 @@ static void nvfab_opts_host_identity_test(struct kunit *test)
 	struct nvfab_ctrl_options *o[4];
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(o); i++) {
-		o[i] = kzalloc(sizeof(*o[i]), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, o[i]);
-		KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-					free_opts_action, o[i]));
-	}
+	for (i = 0; i < ARRAY_SIZE(o); i++)
+		o[i] = test_opts(test);
 	KUNIT_ASSERT_EQ(test, nvfab_parse_options(o[0], req[0]), 0);
 	/* same NQN, other ID; same ID, other NQN */
 	KUNIT_EXPECT_EQ(test, nvfab_parse_options(o[1], req[1]), -EINVAL);
@@ -454,10 +460,7 @@ static void nvfab_transport_opts_test(struct kunit *test)
 	const struct transport_case *c = test->param_value;
 	struct nvfab_ctrl_options *opts;
 
-	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, opts);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-				free_opts_action, opts));
+	opts = test_opts(test);
 	KUNIT_ASSERT_EQ(test, nvfab_parse_options(opts, c->input), 0);
 	KUNIT_EXPECT_EQ(test, nvfab_check_transport_opts(opts, c->ops), c->ret);
 }
@@ -482,15 +485,22 @@ static void unregister_action(void *ops)
 	nvfab_unregister_transport(ops);
 }
 
+static void register_fake(struct kunit *test, struct nvfab_transport_ops *ops)
+{
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, nvfab_register_transport(ops), 0);
+	ret = kunit_add_action_or_reset(test, unregister_action, ops);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+}
+
 static void nvfab_transport_registry_test(struct kunit *test)
 {
 	struct nvfab_transport_ops nameless = {
 		.create_ctrl = fake_create_ctrl,
 	};
 
-	KUNIT_ASSERT_EQ(test, nvfab_register_transport(&fake_tcp_ops), 0);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-				unregister_action, &fake_tcp_ops));
+	register_fake(test, &fake_tcp_ops);
 	KUNIT_EXPECT_EQ(test, nvfab_register_transport(&fake_tcp_ops), -EBUSY);
 	KUNIT_EXPECT_EQ(test, nvfab_register_transport(&nameless), -EINVAL);
 }
@@ -499,9 +509,7 @@ static void nvfab_create_ctrl_test(struct kunit *test)
 {
 	struct nvfab_ctrl *ctrl;
 
-	KUNIT_ASSERT_EQ(test, nvfab_register_transport(&fake_tcp_ops), 0);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test,
-				unregister_action, &fake_tcp_ops));
+	register_fake(test, &fake_tcp_ops);
 
 	/* success: the controller owns the options */
 	fake_create_ret = 0;

@@ -25,13 +25,36 @@ source_pkg_version() {
 	dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null
 }
 
+# Bump when build-kernel.sh changes how the kernel is configured or built.
+TEST_KERNEL_RECIPE=1
+
 # Cache key of the test kernel: source package version + fragment hash.
 test_kernel_key() {
 	local h
-	h=$(cat "$VM_DIR/test-kernel.config" "$VM_DIR/build-kernel.sh" | sha256sum | cut -c1-12)
+	h=$({ cat "$VM_DIR/test-kernel.config"; echo "recipe $TEST_KERNEL_RECIPE"; } |
+		sha256sum | cut -c1-12)
 	echo "$(source_pkg_version)-$h"
 }
 
 test_kernel_dir() {
 	echo "$NVFAB_CACHE/kernel-$(test_kernel_key)"
+}
+
+# Unpack Debian's linux-source-6.12 into the cache (once) and print its path.
+# checkpatch.pl and kernel-doc come from here too.
+ensure_source() {
+	local ver src
+	ver=$(source_pkg_version)
+	[ -n "$ver" ] || die "linux-source-6.12 is not installed (run tools/testing/vm/setup.sh)"
+	src="$NVFAB_CACHE/src-$ver"
+	if [ ! -f "$src/.done" ]; then
+		log "unpacking linux-source-6.12 $ver"
+		mkdir -p "$NVFAB_CACHE"
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$src.tmp"
+		tar -xf /usr/src/linux-source-6.12.tar.xz -C "$src.tmp" --strip-components=1
+		touch "$src.tmp/.done"
+		mv "$src.tmp" "$src"
+	fi
+	echo "$src"
 }

@@ -64,7 +64,9 @@ mnt() {
 	$BB mount -t "$type" ${opts:+-o "$opts"} "$type" "$dir"
 }
 
-[ -e /proc/self ] || $BB mount -t proc proc /proc
+# Nothing has mounted proc yet (the stock initramfs unmounts its own). Do
+# not test for /proc/self: the 9p root shows the *host's* /proc there.
+$BB mount -t proc proc /proc
 case " $(</proc/cmdline) " in
 *" nvfab.debug=1 "*)
 	PS4='+ $(read -r u _ </proc/uptime; echo "$u") '

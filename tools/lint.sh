@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make lint: checkpatch --strict, sparse (C=2, W=1) and kernel-doc -Wall on
+# every nvfab source file, plus a dkms.conf freshness check. Any finding
+# fails. KDIR (default: the stock Debian 6.12 headers) is the sparse target;
+# the KUnit modules are also checked against the test kernel when it is
+# built.
+set -euo pipefail
+. "$(dirname "$0")/testing/vm/lib.sh"
+cd "$REPO_ROOT"
+
+src=$(ensure_source)
+kver=$(stock_kver)
+kdir=${KDIR:-/usr/src/linux-headers-$kver}
+fail=0
+
+mapfile -t files < <(git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
+	'scripts/conftest/*.c' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
+
+log "checkpatch --strict on ${#files[@]} files"
+if ! "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \
+	--show-types -f "${files[@]}"; then
+	fail=1
+fi
+
+log "kernel-doc -none -Wall"
+kd_files=()
+for f in "${files[@]}"; do
+	case "$f" in drivers/* | include/*) kd_files+=("$f") ;; esac
+done
+kd_out=$("$src/scripts/kernel-doc" -none -Wall "${kd_files[@]}" 2>&1 || true)
+if [ -n "$kd_out" ]; then
+	echo "$kd_out"
+	fail=1
+fi
+
+sparse_build() { # name kdir extra-make-args...
+	local name=$1 dir=$BUILD_DIR/lint-$1 kd=$2 out
+	shift 2
+	mkdir -p "$dir"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
+		Kbuild Makefile VERSION dkms.conf drivers include scripts "$dir/"
+	log "sparse + W=1 against $name ($kd)"
+	out=$(make -C "$dir" KDIR="$kd" C=2 W=1 "$@" modules 2>&1) || {
+		echo "$out"
+		return 1
+	}
+	if echo "$out" | grep -E 'warning:|error:'; then
+		return 1
+	fi
+}
+
+command -v sparse >/dev/null || die "sparse is not installed (run tools/testing/vm/setup.sh)"
+sparse_build stock "$kdir" || fail=1
+tkdir=$(test_kernel_dir)
+if [ -f "$tkdir/.done" ]; then
+	sparse_build test "$tkdir" NVFAB_KUNIT=1 || fail=1
+else
+	log "test kernel not built yet: KUnit modules not sparse-checked"
+fi
+
+log "dkms.conf up to date"
+if ! scripts/gen-dkms-conf.sh | cmp -s - dkms.conf; then
+	echo "dkms.conf is stale: run 'make dkms.conf'"
+	fail=1
+fi
+
+if [ "$fail" = 0 ]; then
+	log "lint: clean"
+else
+	log "lint: FAILED"
+fi
+exit "$fail"
