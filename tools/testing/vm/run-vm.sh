@@ -183,7 +183,7 @@ mkdir -p "$out/.vm"
 # that hangs, before QEMU itself is killed.
 guest_timeout=$((timeout > 120 ? timeout - 60 : timeout * 3 / 4))
 
-append="console=ttyS0 panic=-1 panic_on_warn=0 mitigations=off"
+append="console=ttyS0 printk.time=1 panic=-1 panic_on_warn=0 mitigations=off"
 # TCG on a loaded 2-core host stalls vCPUs for seconds; widen the stall and
 # lockup detectors so that they report real hangs, not host contention.
 append+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"

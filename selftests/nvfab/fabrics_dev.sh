@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# /dev/nvfab-fabrics: reading lists the option tokens; a well-formed
+# request without a transport fails with "no transport"; bad strings fail
+# with EINVAL and one message naming the bad key; nothing leaks.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+W="$(dirname "$0")/fabrics_write.py"
+BASE="transport=tcp,traddr=192.0.2.2,trsvcid=4420,nqn=nqn.2014-08.org.example:s1"
+
+cleanup() {
+	nvfab_unload nvfab-fabrics nvfab-core >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+require_root
+command -v python3 >/dev/null || ksft_skip_all "python3 missing"
+ktap_header
+
+# (string, expected errno, text the log must contain)
+CASES=(
+	"$BASE|EPROTONOSUPPORT|no transport 'tcp'"
+	"$BASE,queue_size=8|EINVAL|queue_size 8 is outside"
+	"$BASE,queue_size=abc|EINVAL|invalid value 'abc' for option 'queue_size'"
+	"$BASE,nr_io_queues=0|EINVAL|nr_io_queues 0 must be positive"
+	"$BASE,keep_alive_tmo=-1|EINVAL|keep_alive_tmo -1 must not be negative"
+	"$BASE,reconnect_delay=0|EINVAL|reconnect_delay 0 must be positive"
+	"$BASE,tos=-2|EINVAL|tos -2 must not be negative"
+	"$BASE,hostid=xyz|EINVAL|hostid 'xyz' is not a UUID"
+	"$BASE,foo=bar|EINVAL|unknown option 'foo'"
+	"$BASE,traddr=192.0.2.3|EINVAL|option 'traddr' given more than once"
+	"$BASE,hdr_digest=yes|EINVAL|option 'hdr_digest' takes no value"
+	"$BASE,trsvcid|EINVAL|option 'trsvcid' needs a value"
+	"$BASE,tls|EOPNOTSUPP|option 'tls' is not supported by nvfab"
+	"transport=tcp,traddr=192.0.2.2|EINVAL|option 'nqn' is required"
+	"traddr=192.0.2.2,nqn=nqn.x:y|EINVAL|option 'transport' is required"
+	"transport=TCP,traddr=1,nqn=n|EINVAL|transport 'TCP' is not a valid transport name"
+)
+ktap_set_plan $((${#CASES[@]} * 2 + 7))
+
+nvfab_load nvfab-core nvfab-fabrics || {
+	ktap_diag "cannot load modules"
+	exit $KSFT_FAIL
+}
+dmesg_canary_start
+
+tokens=$("$W" read)
+missing=""
+for k in transport traddr trsvcid nqn queue_size nr_io_queues reconnect_delay \
+	ctrl_loss_tmo keep_alive_tmo hostnqn host_traddr host_iface hostid \
+	duplicate_connect disable_sqflow hdr_digest data_digest nr_write_queues \
+	nr_poll_queues tos fast_io_fail_tmo discovery; do
+	echo "$tokens" | grep -qE "(^|,)$k(=%[sd])?(,|$)" || missing="$missing $k"
+done
+[ -z "$missing" ] || ktap_diag "missing tokens:$missing"
+ktap_check "read lists every token" test -z "$missing"
+ktap_check "read starts with instance=-1,cntlid=-1" \
+	test "${tokens#instance=-1,cntlid=-1,}" != "$tokens"
+
+for c in "${CASES[@]}"; do
+	IFS='|' read -r str want msg <<<"$c"
+	mark=$(dmesg_mark)
+	got=$("$W" write "$str")
+	ktap_check "'${str#"$BASE"}' fails with $want (got $got)" test "$got" = "$want"
+	ktap_check "log names it: $msg" dmesg_has_since "$mark" "$msg"
+done
+
+long="$BASE,traddr=$(printf 'a%.0s' $(seq 1 5000))"
+mark=$(dmesg_mark)
+got=$("$W" write "$long")
+ktap_check "5000-byte string fails with EINVAL (got $got)" test "$got" = EINVAL
+ktap_check "log explains the length" \
+	dmesg_has_since "$mark" "option string longer than 4096 bytes"
+
+ktap_check "refcnt back to 0" test "$(nvfab_refcnt nvfab-fabrics)" = 0
+ktap_check "modules unload" nvfab_unload nvfab-fabrics nvfab-core
+ktap_check "kernel log clean" dmesg_clean_since_canary
+ktap_finish

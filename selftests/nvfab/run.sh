@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every TEST_PROGS of the Makefile, in order, as one KTAP document:
+# each test's own KTAP nested (indented) under one result line. A test that
+# exits 4 is a skip; one that runs past `timeout` in settings fails.
+set -u
+cd "$(dirname "$0")"
+
+timeout=$(sed -n 's/^timeout=//p' settings)
+mapfile -t tests < <(sed -n 's/^TEST_PROGS := //p' Makefile | tr ' ' '\n' | grep .)
+[ -n "${NVFAB_SELFTESTS:-}" ] && read -r -a tests <<<"$NVFAB_SELFTESTS"
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+n=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	echo "# selftests: nvfab: $t"
+	timeout --foreground -k 10 "${timeout:-300}" "./$t" 2>&1 | sed 's/^/    /'
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0) echo "ok $n selftests: nvfab: $t" ;;
+	4) echo "ok $n selftests: nvfab: $t # SKIP" ;;
+	124 | 137) echo "not ok $n selftests: nvfab: $t # TIMEOUT ${timeout}s" ;;
+	*) echo "not ok $n selftests: nvfab: $t # exit=$rc" ;;
+	esac
+done

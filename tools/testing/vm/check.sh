@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make check" after the modules are built: boot the test kernel, run the
+# KUnit suites and the selftests in it (guest/run-tests.sh), add up the
+# results and fail the run on any kernel splat in the guest log.
+#
+#   check.sh [--out DIR] [--timeout S]
+#
+# Environment:
+#   NVFAB_MODDIR      kbuild output with modules.order (default build/test)
+#   NVFAB_VM_TIMEOUT  whole-guest limit (default 1800 s), see run-vm.sh
+#   VERBOSE=1         stream the guest console to stderr
+# For testing this harness only:
+#   NVFAB_CHECK_PAYLOAD  guest command instead of guest/run-tests.sh
+#   NVFAB_CHECK_KERNEL   test (default) or stock
+# Results go to build/vm/check-<timestamp>/ (build/vm/check-latest links to
+# the newest). The last line printed is "N passed, N failed" or
+# "N passed, N failed, N skipped"; the exit status is 0 only when nothing
+# failed. Each kind of splat found in the guest log counts as one failure.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+out=
+timeout=${NVFAB_VM_TIMEOUT:-1800}
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--out) out=$2; shift 2 ;;
+	--out=*) out=${1#*=}; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--timeout=*) timeout=${1#*=}; shift ;;
+	*) die "usage: $0 [--out DIR] [--timeout S]" ;;
+	esac
+done
+
+if [ -z "$out" ]; then
+	out=$BUILD_DIR/vm/check-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$BUILD_DIR/vm"
+	ln -sfn "$(basename "$out")" "$BUILD_DIR/vm/check-latest"
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+moddir=${NVFAB_MODDIR:-$BUILD_DIR/test}
+case "$moddir" in /*) ;; *) moddir=$PWD/$moddir ;; esac
+export NVFAB_MODDIR=$moddir
+
+payload=${NVFAB_CHECK_PAYLOAD:-$VM_DIR/guest/run-tests.sh}
+kernel=${NVFAB_CHECK_KERNEL:-test}
+
+start=$(date +%s)
+set +e
+"$VM_DIR/run-vm.sh" --kernel "$kernel" --out "$out" --timeout "$timeout" -- "$payload"
+vmrc=$?
+set -e
+secs=$(($(date +%s) - start))
+
+passed=0
+failed=0
+skipped=0
+report=()
+
+# add_ktap FILE - add the leaf counts of one KTAP file.
+add_ktap() {
+	local p f s
+
+	read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$1")
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + s))
+	report+=("$("$VM_DIR/ktap-summary.py" "$1" | sed "s|^$out/||")")
+}
+
+# infra_fail MESSAGE - a failure of the run itself.
+infra_fail() {
+	failed=$((failed + 1))
+	report+=("FAIL: $1")
+}
+
+echo "== nvfab check: $out (guest ${secs}s, $(cat "$out/vm-result" 2>/dev/null || echo 'no vm-result'))"
+
+read -r vmresult _ <"$out/vm-result" 2>/dev/null || vmresult=none
+case "$vmresult" in
+ok) [ "$vmrc" = 0 ] || infra_fail "guest payload exited $vmrc (see $out/cmd.log)" ;;
+timeout) infra_fail "guest timed out after ${timeout}s (see $out/console.log)" ;;
+panic) infra_fail "guest kernel panicked (see $out/console.log)" ;;
+no-rc) infra_fail "guest wrote no exit status: crashed or init failed (see $out/console.log)" ;;
+*) infra_fail "run-vm.sh failed (exit $vmrc) before the guest ran" ;;
+esac
+
+if [ -f "$out/kunit.ktap" ]; then
+	add_ktap "$out/kunit.ktap"
+elif [ "$vmresult" != none ]; then
+	infra_fail "no kunit.ktap: the KUnit phase did not finish"
+fi
+
+st_rc=$(sed -n 's/^selftests_rc=//p' "$out/phases" 2>/dev/null || true)
+if [ -f "$out/selftests.ktap" ]; then
+	f0=$failed
+	add_ktap "$out/selftests.ktap"
+	case "$st_rc" in
+	0 | none) ;;
+	124 | 137) infra_fail "selftests/nvfab/run.sh timed out" ;;
+	*) [ "$failed" != "$f0" ] || infra_fail "selftests/nvfab/run.sh exited $st_rc without a failed test" ;;
+	esac
+elif [ -f "$REPO_ROOT/selftests/nvfab/run.sh" ] && [ -f "$out/kunit.ktap" ]; then
+	infra_fail "no selftests.ktap although selftests/nvfab/run.sh exists"
+fi
+
+# Kernel splats. Only kernel lines count (they carry a printk timestamp),
+# so test output on the console cannot trip the scan. A category counts as
+# one failure however often it matches.
+klines=$(mktemp)
+trap 'rm -f "$klines"' EXIT
+grep -a -E '\[ *[0-9]+\.[0-9]+\]' "$out/console.log" >"$klines" 2>/dev/null || true
+
+lockdep_re='WARNING: possible|possible circular locking|possible recursive locking|inconsistent lock state|'
+lockdep_re+='BUG: sleeping function called from invalid context|BUG: scheduling while atomic|'
+lockdep_re+='WARNING: suspicious RCU usage|WARNING: bad unlock balance|BUG: held lock freed|'
+lockdep_re+='WARNING: lock held when returning to user space|BUG: workqueue leaked lock|'
+lockdep_re+='DEBUG_LOCKS_WARN_ON|BUG: MAX_LOCK|WARNING: Nested lock was not taken|'
+lockdep_re+='WARNING: held lock freed|INFO: trying to register non-static key'
+declare -A splat_re=(
+	[KASAN]='BUG: KASAN|BUG: KFENCE'
+	[lockdep]=$lockdep_re
+	[WARN]='\[ cut here \]|WARNING:'
+	[BUG]='BUG:|kernel BUG at'
+	[Oops]='Oops: |Oops\['
+	[panic]='Kernel panic'
+	[hung-task]='INFO: task .* blocked for more than'
+	[kmemleak]='unreferenced object|kmemleak: [0-9]+ new suspected memory leaks'
+	[RCU-stall]='RCU stall|self-detected stall|rcu: INFO: .* detected stalls|detected stalls on CPUs'
+)
+# Lines claimed by a more specific category are not counted again.
+declare -A splat_not=(
+	[WARN]="$lockdep_re"
+	[BUG]="BUG: KASAN|BUG: KFENCE|$lockdep_re"
+)
+for cat in KASAN lockdep WARN BUG Oops panic hung-task kmemleak RCU-stall; do
+	hits=$(grep -a -E -- "${splat_re[$cat]}" "$klines" || true)
+	if [ -n "${splat_not[$cat]:-}" ] && [ -n "$hits" ]; then
+		hits=$(grep -a -v -E -- "${splat_not[$cat]}" <<<"$hits" || true)
+	fi
+	if [ "$cat" = kmemleak ] && [ -s "$out/kmemleak.txt" ]; then
+		hits+=$'\n'$(grep -a -m20 -E 'unreferenced object' "$out/kmemleak.txt" | sed 's/^/kmemleak.txt: /' || true)
+		hits=$(sed '/^$/d' <<<"$hits")
+	fi
+	[ -n "$hits" ] || continue
+	failed=$((failed + 1))
+	n=$(wc -l <<<"$hits")
+	report+=("FAIL: $cat: $n line(s) in the guest log, first ones:"$'\n'"$(head -n 10 <<<"$hits" | sed 's/^/    /')")
+done
+
+for line in "${report[@]}"; do
+	printf '%s\n' "$line"
+done
+echo "logs: $out/{console.log,cmd.log,kunit.ktap,selftests.ktap,kmemleak.txt}"
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ]
