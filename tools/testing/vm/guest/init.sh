@@ -76,6 +76,11 @@ esac
 mnt sysfs /sys
 mnt devtmpfs /dev
 $BB mkdir -p /dev/pts /dev/shm
+# devtmpfs lacks these; bash process substitution needs /dev/fd.
+[ -e /dev/fd ] || $BB ln -s /proc/self/fd /dev/fd
+[ -e /dev/stdin ] || $BB ln -s /proc/self/fd/0 /dev/stdin
+[ -e /dev/stdout ] || $BB ln -s /proc/self/fd/1 /dev/stdout
+[ -e /dev/stderr ] || $BB ln -s /proc/self/fd/2 /dev/stderr
 mnt devpts /dev/pts
 mnt tmpfs /dev/shm mode=1777
 for d in /tmp /run /var/tmp /root /etc/nvme /mnt /var/log /var/lib/nvme; do
