@@ -20,7 +20,7 @@ CACHE ?= /var/cache/nvfab
 BUILD := $(CURDIR)/build
 
 # The source files DKMS and the out-of-tree build copies need.
-SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts
+SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
 .PHONY: all modules conftest clean check check-kunit lint demo \
 	test-modules lint-modules dkms-install dkms-remove help

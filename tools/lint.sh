@@ -16,7 +16,7 @@ kdir=${KDIR:-/usr/src/linux-headers-$kver}
 fail=0
 
 mapfile -t files < <(git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
-	'scripts/conftest/*.c' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
+	'scripts/conftest/*.c' 'tools/testing/vm/splat/*.c' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
 
 log "checkpatch --strict on ${#files[@]} files"
 if ! "$src/scripts/checkpatch.pl" --strict --no-tree --quiet --terse \

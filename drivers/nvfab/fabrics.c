@@ -799,6 +799,8 @@ static int nvfab_dev_open(struct inode *inode, struct file *file)
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);
+	/* misc_open() left the miscdevice here; seq_open() wants it empty. */
+	file->private_data = NULL;
 	ret = single_open(file, nvfab_dev_show, f);
 	if (ret) {
 		mutex_destroy(&f->lock);

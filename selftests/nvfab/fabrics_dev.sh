@@ -38,7 +38,7 @@ CASES=(
 	"traddr=192.0.2.2,nqn=nqn.x:y|EINVAL|option 'transport' is required"
 	"transport=TCP,traddr=1,nqn=n|EINVAL|transport 'TCP' is not a valid transport name"
 )
-ktap_set_plan $((${#CASES[@]} * 2 + 7))
+ktap_set_plan $(((${#CASES[@]} + 1) * 2 + 5))
 
 nvfab_load nvfab-core nvfab-fabrics || {
 	ktap_diag "cannot load modules"
@@ -59,20 +59,27 @@ ktap_check "read lists every token" test -z "$missing"
 ktap_check "read starts with instance=-1,cntlid=-1" \
 	test "${tokens#instance=-1,cntlid=-1,}" != "$tokens"
 
+long="$BASE,traddr=$(printf 'a%.0s' $(seq 1 5000))"
+CASES+=("$long|EINVAL|option string longer than 4096 bytes")
+
+# One python process for every case: interpreter start-up is slow under TCG.
+casefile=$(mktemp)
 for c in "${CASES[@]}"; do
 	IFS='|' read -r str want msg <<<"$c"
-	mark=$(dmesg_mark)
-	got=$("$W" write "$str")
-	ktap_check "'${str#"$BASE"}' fails with $want (got $got)" test "$got" = "$want"
-	ktap_check "log names it: $msg" dmesg_has_since "$mark" "$msg"
-done
+	printf '%s|%s|%s\n' "$want" "$msg" "$str"
+done >"$casefile"
+mapfile -t results < <("$W" cases "$casefile")
+rm -f "$casefile"
 
-long="$BASE,traddr=$(printf 'a%.0s' $(seq 1 5000))"
-mark=$(dmesg_mark)
-got=$("$W" write "$long")
-ktap_check "5000-byte string fails with EINVAL (got $got)" test "$got" = EINVAL
-ktap_check "log explains the length" \
-	dmesg_has_since "$mark" "option string longer than 4096 bytes"
+i=0
+for c in "${CASES[@]}"; do
+	IFS='|' read -r str want msg <<<"$c"
+	IFS=$'\t' read -r got seen _ <<<"${results[$i]:-}"
+	i=$((i + 1))
+	short=${str#"$BASE"}
+	ktap_check "'${short:0:60}' fails with $want (got ${got:-nothing})" test "$got" = "$want"
+	ktap_check "log names it: $msg" test "${seen:-0}" = 1
+done
 
 ktap_check "refcnt back to 0" test "$(nvfab_refcnt nvfab-fabrics)" = 0
 ktap_check "modules unload" nvfab_unload nvfab-fabrics nvfab-core

@@ -4,6 +4,9 @@
 
   fabrics_write.py [--dev DEV] write STRING   -> prints OK or the errno name
   fabrics_write.py [--dev DEV] read           -> prints what a fresh open reads
+  fabrics_write.py [--dev DEV] cases FILE     -> for each line "ERRNO|TEXT|STRING"
+        of FILE, write STRING and print "ERRNO_GOT<TAB>SEEN<TAB>STRING" where
+        SEEN is 1 if the kernel log lines this write produced contain TEXT.
   fabrics_write.py [--dev DEV] fuzz N SEED    -> N random and mutated strings;
         prints one line per errno name with its count, and exits 1 if any
         write succeeded or failed with an unexpected errno.
@@ -74,15 +77,56 @@ def mutate(rng, s):
     return bytes(s)
 
 
+def errname(num):
+    # errno.errorcode calls 95 ENOTSUP; the kernel's name is EOPNOTSUPP.
+    if num == errno.EOPNOTSUPP:
+        return "EOPNOTSUPP"
+    return errno.errorcode.get(num, str(num))
+
+
 def one_write(dev, data):
     fd = os.open(dev, os.O_RDWR)
     try:
         os.write(fd, data)
         return "OK"
     except OSError as e:
-        return errno.errorcode.get(e.errno, str(e.errno))
+        return errname(e.errno)
     finally:
         os.close(fd)
+
+
+def kmsg_drain(fd):
+    """Return the text of every kernel log record not read yet."""
+    out = []
+    while True:
+        try:
+            rec = os.read(fd, 8192)
+        except BlockingIOError:
+            break
+        except OSError as e:
+            if e.errno == errno.EPIPE:  # records overwritten: skip them
+                continue
+            raise
+        if not rec:
+            break
+        out.append(rec.decode("utf-8", "replace").split(";", 1)[-1])
+    return "".join(out)
+
+
+def run_cases(dev, path):
+    kmsg = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    os.lseek(kmsg, 0, os.SEEK_END)
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            _, text, string = line.split("|", 2)
+            kmsg_drain(kmsg)
+            got = one_write(dev, string.encode())
+            seen = 1 if text in kmsg_drain(kmsg) else 0
+            print("%s\t%d\t%s" % (got, seen, string))
+    os.close(kmsg)
 
 
 def main():
@@ -92,6 +136,8 @@ def main():
     w = sub.add_parser("write")
     w.add_argument("string")
     sub.add_parser("read")
+    c = sub.add_parser("cases")
+    c.add_argument("file")
     f = sub.add_parser("fuzz")
     f.add_argument("count", type=int)
     f.add_argument("seed", type=int)
@@ -103,6 +149,10 @@ def main():
     if a.cmd == "read":
         with open(a.dev, "rb") as fh:
             sys.stdout.write(fh.read().decode("utf-8", "replace"))
+        return 0
+
+    if a.cmd == "cases":
+        run_cases(a.dev, a.file)
         return 0
 
     rng = random.Random(a.seed)

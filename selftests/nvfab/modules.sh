@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 MODS=(nvfab-core nvfab-fabrics)
-ROUNDS=${NVFAB_MODULE_ROUNDS:-10}
+ROUNDS=${NVFAB_MODULE_ROUNDS:-3}
 
 cleanup() {
 	nvfab_unload nvfab-fabrics nvfab-core >/dev/null 2>&1

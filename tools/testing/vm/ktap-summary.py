@@ -35,8 +35,9 @@ def width(indent):
 class Frame:
     """One block of sibling results at one indentation."""
 
-    def __init__(self, indent, plan=None, name=None):
+    def __init__(self, indent, plan=None, name=None, failed=0):
         self.indent = indent
+        self.failed_before = failed
         self.plan = plan
         self.seen = 0
         self.name = name
@@ -78,7 +79,7 @@ def parse(path):
             missing = fr.plan - fr.seen
             s.failed += missing
             s.failures.append('%s (%d of %d results missing)' %
-                              (path_of(fr.indent, fr.name or '<top>'),
+                              (path_of(fr.indent, fr.name or ('<top>' if fr.indent == 0 else '<subtests>')),
                                missing, fr.plan))
 
     for line in lines:
@@ -105,7 +106,8 @@ def parse(path):
             ind = width(m.group('indent'))
             while frames and frames[-1].indent >= ind:
                 close(frames.pop())
-            frames.append(Frame(ind, int(m.group('n')), pending_name.pop(ind, None)))
+            frames.append(Frame(ind, int(m.group('n')), pending_name.pop(ind, None),
+                                s.failed))
             continue
         m = RESULT.match(line)
         if not m:
@@ -114,19 +116,28 @@ def parse(path):
         ind = width(m.group('indent'))
         # Deeper blocks end here: they were this result's subtests.
         parent = prev_indent is not None and prev_indent > ind
+        child_failed_before = None
         while frames and frames[-1].indent > ind:
             fr = frames.pop()
             close(fr)
             parent = True
+            child_failed_before = fr.failed_before
         if not frames or frames[-1].indent < ind:
-            frames.append(Frame(ind, None, pending_name.pop(ind, None)))
+            frames.append(Frame(ind, None, pending_name.pop(ind, None), s.failed))
         frames[-1].seen += 1
         prev_indent = ind
-        if parent:
-            continue
         directive = (m.group('directive') or '').strip()
         word = directive.split(None, 1)[0].upper() if directive else ''
         name = path_of(ind, m.group('desc').strip())
+        if parent:
+            # A parent counts only when it failed although none of its
+            # subtests did (a test program that crashed or timed out after
+            # printing its own results).
+            if (m.group('ok') == 'not ok' and word not in ('SKIP', 'TODO') and
+                    child_failed_before is not None and
+                    s.failed == child_failed_before):
+                s.fail(name + (' # ' + directive if directive else ''))
+            continue
         if word == 'SKIP' or (word == 'TODO' and m.group('ok') == 'not ok'):
             s.skipped += 1
         elif m.group('ok') == 'ok':

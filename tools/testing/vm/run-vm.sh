@@ -70,7 +70,6 @@ case "$kernel" in test | stock) ;; *) usage ;; esac
 case "$timeout" in '' | *[!0-9]*) die "--timeout wants seconds, got '$timeout'" ;; esac
 
 GUEST_INIT=$VM_DIR/guest/init.sh
-GUEST_OUT=/tmp/out
 # Same 9p options for the root in both kernels. The root is a read-only
 # snapshot for the guest's purposes, so loose caching is safe and much
 # faster under TCG. The output share is left uncached.
@@ -212,16 +211,18 @@ esac
 append+=${NVFAB_VM_APPEND:+ $NVFAB_VM_APPEND}
 
 accel=${NVFAB_VM_ACCEL:-tcg}
+# shellcheck disable=SC2054 # commas are QEMU option syntax
 case "$accel" in
 tcg) accel_args=(-accel tcg,thread=multi -cpu max) ;;
 kvm) accel_args=(-accel kvm -cpu host) ;;
 *) die "NVFAB_VM_ACCEL must be tcg or kvm, got '$accel'" ;;
 esac
 
+# shellcheck disable=SC2054
 qemu=(
 	qemu-system-x86_64 "${accel_args[@]}"
 	-m "${NVFAB_VM_MEM:-2048}" -smp "${NVFAB_VM_SMP:-2}"
-	-nographic -no-reboot -nic none
+	-machine q35 -nographic -no-reboot -nic none
 	-kernel "$kimage" "${initrd[@]}" -append "$append"
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
@@ -249,7 +250,8 @@ secs=$((end - start))
 boot=$(cat "$out/.vm/boot-uptime" 2>/dev/null || echo '?')
 
 result=ok
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ] || [ -e "$out/.vm/timed-out" ]; then
+	# QEMU killed, or the guest killed the command at its own deadline.
 	result=timeout
 	rc=124
 elif grep -q -m1 'Kernel panic - not syncing' "$out/console.log"; then

@@ -24,7 +24,6 @@ BB=/usr/bin/busybox
 
 log() { echo "nvfab-vm: $*"; }
 
-
 # Whatever happens, never return from PID 1 (that panics the kernel and
 # hides the reason): flush and reboot.
 finish() {
@@ -43,13 +42,14 @@ finish() {
 	sleep 60
 }
 trap finish EXIT
+trap 'log "line $LINENO failed: $BASH_COMMAND"' ERR
 
 # is_mounted DIR - bash builtins only: every exec costs ~0.1 s over 9p
 # under TCG, and init runs dozens of these.
 is_mounted() {
-	local src dst rest
+	local _ dst rest
 
-	while read -r src dst rest; do
+	while read -r _ dst rest; do
 		[ "$dst" = "$1" ] && return 0
 	done </proc/self/mounts
 	return 1
@@ -69,6 +69,7 @@ mnt() {
 $BB mount -t proc proc /proc
 case " $(</proc/cmdline) " in
 *" nvfab.debug=1 "*)
+	# shellcheck disable=SC2016,SC2154
 	PS4='+ $(read -r u _ </proc/uptime; echo "$u") '
 	set -x
 	;;
@@ -134,6 +135,7 @@ log "$(</proc/sys/kernel/osrelease) ($kernel kernel) up in ${up}s, running: $(<"
 export OUT NVFAB_KERNEL="$kernel"
 cd "${REPO_ROOT:-/}"
 
+trap - ERR
 set +e
 if [ "$timeout_s" -gt 0 ]; then
 	timeout -k 10 "$timeout_s" bash "$OUT/.vm/cmd" </dev/null 2>&1 | tee "$OUT/cmd.log"
@@ -144,6 +146,7 @@ rc=${PIPESTATUS[0]}
 set -e
 if [ "$rc" = 124 ] && [ "$timeout_s" -gt 0 ]; then
 	log "command timed out after ${timeout_s}s; blocked tasks:"
+	: >"$OUT/.vm/timed-out"
 	echo w >/proc/sysrq-trigger || true
 fi
 log "command exited $rc"

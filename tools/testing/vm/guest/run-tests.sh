@@ -9,6 +9,12 @@
 #                  modules.order and the .ko files it names. Modules whose
 #                  path has a tests/ component, or whose name contains
 #                  "kunit", are KUnit modules; the rest are the driver.
+#                  Paths may be relative to NVFAB_MODDIR or absolute.
+#                  Modules under tools/ (harness helpers such as
+#                  tools/testing/vm/splat) are never loaded as tests.
+#   NVFAB_SPLAT_MODE  kasan|lockdep|warn: after the tests, load
+#                  tools/testing/vm/splat's nvfab_splat.ko with that mode to
+#                  prove that a sanitizer report turns the run red
 #   NVFAB_SELFTEST_TIMEOUT  limit for selftests/nvfab/run.sh (default 900 s)
 # Output, in $OUT:
 #   kunit.ktap      one KTAP document: every KUnit suite, plus a "not ok"
@@ -62,12 +68,16 @@ modname() {
 # Modules from modules.order, split into driver and KUnit modules.
 drv=()
 tst=()
+splat=
 if [ -f "$moddir/modules.order" ]; then
 	while read -r m; do
 		[ -n "$m" ] || continue
 		m=${m%.o}
 		m=${m%.ko}.ko
-		case "/$m" in
+		case "$m" in /*) ;; *) m=$moddir/$m ;; esac
+		case "${m#"$moddir"}" in
+		*/tools/testing/vm/splat/*) splat=$m ;;
+		*/tools/*) ;;
 		*/tests/* | *kunit*) tst+=("$m") ;;
 		*) drv+=("$m") ;;
 		esac
@@ -81,9 +91,10 @@ for m in "${drv[@]}" "${tst[@]}"; do
 	ours[$(modname "$m")]=1
 done
 
-# load_module PATH - modprobe the in-tree modules it depends on, then insmod.
+# load_module PATH [PARAMS...] - modprobe the in-tree modules it depends
+# on, then insmod.
 load_module() {
-	local f=$moddir/$1 dep deps
+	local f=$1 dep deps
 
 	[ -f "$f" ] || { echo "$f missing"; return 1; }
 	deps=$(modinfo -F depends "$f" 2>/dev/null || true)
@@ -91,7 +102,8 @@ load_module() {
 		[ -n "${ours[${dep//-/_}]:-}" ] && continue
 		modprobe "$dep" || { echo "modprobe $dep failed"; return 1; }
 	done
-	insmod "$f" 2>&1
+	shift
+	insmod "$f" "$@" 2>&1
 }
 
 loaded=()
@@ -113,7 +125,7 @@ run_kunit() {
 		progress=0
 		for m in "${pending[@]}"; do
 			ok=1
-			deps=$(modinfo -F depends "$moddir/$m" 2>/dev/null || true)
+			deps=$(modinfo -F depends "$m" 2>/dev/null || true)
 			for dep in ${deps//,/ }; do
 				dep=${dep//-/_}
 				[ -n "${ours[$dep]:-}" ] || continue
@@ -201,6 +213,16 @@ else
 	phase selftests_rc none
 fi
 
+if [ -n "${NVFAB_SPLAT_MODE:-}" ]; then
+	if [ -n "$splat" ]; then
+		log "harness self-test: insmod nvfab_splat mode=$NVFAB_SPLAT_MODE"
+		load_module "$splat" "mode=$NVFAB_SPLAT_MODE" >&2 || true
+		rmmod nvfab_splat 2>/dev/null || true
+	else
+		log "NVFAB_SPLAT_MODE set but no nvfab_splat.ko in modules.order"
+	fi
+fi
+
 # Whatever the selftests left loaded must not count as a leak holder.
 for ((i = ${#drv[@]} - 1; i >= 0; i--)); do
 	rmmod "$(modname "${drv[i]}")" 2>/dev/null || true
@@ -213,7 +235,7 @@ if [ -w "$kmemleak" ]; then
 	sleep 6
 	echo scan >"$kmemleak" || true
 	cat "$kmemleak" >"$OUT/kmemleak.txt" || true
-	phase kmemleak done
+	phase kmemleak "done"
 else
 	phase kmemleak unavailable
 fi

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2120,SC2119
 #
 # Guest topology for nvfab tests: an nvmet target in its own network
 # namespace, reached over one veth pair per path. Source this file inside a

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvfabctl connect: build a connect option string and hand it to
+ * /dev/nvfab-fabrics.
+ *
+ * The flags are nvme-cli's, and the string is built as libnvme builds it
+ * for /dev/nvme-fabrics: "nqn=" first, then transport, traddr,
+ * host_traddr, host_iface, trsvcid, hostnqn, hostid, the numbers and the
+ * flags, in that order. Only what the user gave is passed, so the kernel's
+ * defaults apply to the rest; the exception is the host identity, which
+ * defaults to /etc/nvme/hostnqn and /etc/nvme/hostid (see
+ * nvf_host_identity()).
+ *
+ * The string goes to the device in one write(2) on a fresh descriptor; the
+ * same descriptor then reads back "instance=N,cntlid=M".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nvfabctl.h"
+
+/* The longest option string /dev/nvfab-fabrics accepts, in bytes. */
+#define NVF_OPTS_MAX		4096
+#define NVF_FABRICS_DEV		"/dev/nvfab-fabrics"
+#define NVF_ETC_NVME		"/etc/nvme"
+#define NVF_UUID_LEN		36
+
+/* Integer options, in the order their keys go into the option string. */
+enum {
+	NVF_INT_NR_IO_QUEUES,
+	NVF_INT_NR_WRITE_QUEUES,
+	NVF_INT_NR_POLL_QUEUES,
+	NVF_INT_QUEUE_SIZE,
+	NVF_INT_KATO,
+	NVF_INT_RECONNECT_DELAY,
+	NVF_INT_CTRL_LOSS_TMO,
+	NVF_INT_FAST_IO_FAIL_TMO,
+	NVF_INT_TOS,
+	NVF_NR_INT_OPTS,
+};
+
+static const struct {
+	int		opt;	/* short option */
+	const char	*name;	/* long option, for messages */
+	const char	*key;	/* key in the option string */
+} nvf_int_opts[NVF_NR_INT_OPTS] = {
+	[NVF_INT_NR_IO_QUEUES]	   = { 'i', "nr-io-queues",	"nr_io_queues" },
+	[NVF_INT_NR_WRITE_QUEUES]  = { 'W', "nr-write-queues",	"nr_write_queues" },
+	[NVF_INT_NR_POLL_QUEUES]   = { 'P', "nr-poll-queues",	"nr_poll_queues" },
+	[NVF_INT_QUEUE_SIZE]	   = { 'Q', "queue-size",	"queue_size" },
+	[NVF_INT_KATO]		   = { 'k', "keep-alive-tmo",	"keep_alive_tmo" },
+	[NVF_INT_RECONNECT_DELAY]  = { 'c', "reconnect-delay",	"reconnect_delay" },
+	[NVF_INT_CTRL_LOSS_TMO]	   = { 'l', "ctrl-loss-tmo",	"ctrl_loss_tmo" },
+	[NVF_INT_FAST_IO_FAIL_TMO] = { 'F', "fast_io_fail_tmo",	"fast_io_fail_tmo" },
+	[NVF_INT_TOS]		   = { 'T', "tos",		"tos" },
+};
+
+/* Flag options, in the order their keys go into the option string. */
+enum {
+	NVF_FLAG_DUP_CONNECT,
+	NVF_FLAG_DISABLE_SQFLOW,
+	NVF_FLAG_HDR_DIGEST,
+	NVF_FLAG_DATA_DIGEST,
+	NVF_NR_FLAG_OPTS,
+};
+
+static const struct {
+	int		opt;
+	const char	*key;
+} nvf_flag_opts[NVF_NR_FLAG_OPTS] = {
+	[NVF_FLAG_DUP_CONNECT]	  = { 'D', "duplicate_connect" },
+	[NVF_FLAG_DISABLE_SQFLOW] = { 'd', "disable_sqflow" },
+	[NVF_FLAG_HDR_DIGEST]	  = { 'g', "hdr_digest" },
+	[NVF_FLAG_DATA_DIGEST]	  = { 'G', "data_digest" },
+};
+
+/* String options, in the order their keys go into the option string. */
+enum {
+	NVF_STR_NQN,
+	NVF_STR_TRANSPORT,
+	NVF_STR_TRADDR,
+	NVF_STR_HOST_TRADDR,
+	NVF_STR_HOST_IFACE,
+	NVF_STR_TRSVCID,
+	NVF_STR_HOSTNQN,
+	NVF_STR_HOSTID,
+	NVF_NR_STR_OPTS,
+};
+
+static const struct {
+	int		opt;
+	const char	*name;
+	const char	*key;
+} nvf_str_opts[NVF_NR_STR_OPTS] = {
+	[NVF_STR_NQN]		= { 'n', "nqn",		"nqn" },
+	[NVF_STR_TRANSPORT]	= { 't', "transport",	"transport" },
+	[NVF_STR_TRADDR]	= { 'a', "traddr",	"traddr" },
+	[NVF_STR_HOST_TRADDR]	= { 'w', "host-traddr",	"host_traddr" },
+	[NVF_STR_HOST_IFACE]	= { 'f', "host-iface",	"host_iface" },
+	[NVF_STR_TRSVCID]	= { 's', "trsvcid",	"trsvcid" },
+	[NVF_STR_HOSTNQN]	= { 'q', "hostnqn",	"hostnqn" },
+	[NVF_STR_HOSTID]	= { 'I', "hostid",	"hostid" },
+};
+
+struct nvf_connect_cfg {
+	const char	*str[NVF_NR_STR_OPTS];
+	char		*host_buf[2];	/* hostnqn, hostid read from files */
+	bool		int_set[NVF_NR_INT_OPTS];
+	int		int_val[NVF_NR_INT_OPTS];
+	bool		flag[NVF_NR_FLAG_OPTS];
+	bool		dry_run;
+	bool		verbose;
+	enum nvf_format	fmt;
+};
+
+static const char nvf_connect_shortopts[] =
+	":t:a:s:w:f:q:I:n:i:W:P:Q:k:c:l:F:T:DdgGo:vh";
+
+static const struct option nvf_connect_longopts[] = {
+	{ "transport",		required_argument,	NULL, 't' },
+	{ "traddr",		required_argument,	NULL, 'a' },
+	{ "trsvcid",		required_argument,	NULL, 's' },
+	{ "host-traddr",	required_argument,	NULL, 'w' },
+	{ "host-iface",		required_argument,	NULL, 'f' },
+	{ "hostnqn",		required_argument,	NULL, 'q' },
+	{ "hostid",		required_argument,	NULL, 'I' },
+	{ "nqn",		required_argument,	NULL, 'n' },
+	{ "nr-io-queues",	required_argument,	NULL, 'i' },
+	{ "nr-write-queues",	required_argument,	NULL, 'W' },
+	{ "nr-poll-queues",	required_argument,	NULL, 'P' },
+	{ "queue-size",		required_argument,	NULL, 'Q' },
+	{ "keep-alive-tmo",	required_argument,	NULL, 'k' },
+	{ "reconnect-delay",	required_argument,	NULL, 'c' },
+	{ "ctrl-loss-tmo",	required_argument,	NULL, 'l' },
+	{ "fast_io_fail_tmo",	required_argument,	NULL, 'F' },
+	{ "tos",		required_argument,	NULL, 'T' },
+	{ "duplicate-connect",	no_argument,		NULL, 'D' },
+	{ "disable-sqflow",	no_argument,		NULL, 'd' },
+	{ "hdr-digest",		no_argument,		NULL, 'g' },
+	{ "data-digest",	no_argument,		NULL, 'G' },
+	{ "output-format",	required_argument,	NULL, 'o' },
+	{ "dry-run",		no_argument,		NULL, NVF_OPT_DRY_RUN },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL,			0,			NULL, 0 }
+};
+
+void nvf_connect_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nvfabctl connect -t TRANSPORT -a TRADDR [-s TRSVCID] -n NQN [OPTIONS]\n"
+		"\n"
+		"Connect to an NVMe over Fabrics subsystem through " NVF_FABRICS_DEV ".\n"
+		"\n"
+		"  -t, --transport=STR         transport type (tcp, rdma, ...)\n"
+		"  -a, --traddr=STR            transport address\n"
+		"  -s, --trsvcid=STR           transport service id (e.g. IP port)\n"
+		"  -n, --nqn=STR               subsystem NQN\n"
+		"  -w, --host-traddr=STR       host transport address\n"
+		"  -f, --host-iface=STR        host interface\n"
+		"  -q, --hostnqn=STR           host NQN (default: /etc/nvme/hostnqn)\n"
+		"  -I, --hostid=UUID           host ID (default: /etc/nvme/hostid)\n"
+		"  -i, --nr-io-queues=NUM      number of I/O queues\n"
+		"  -W, --nr-write-queues=NUM   number of write queues\n"
+		"  -P, --nr-poll-queues=NUM    number of poll queues\n"
+		"  -Q, --queue-size=NUM        I/O queue depth\n"
+		"  -k, --keep-alive-tmo=NUM    keep-alive timeout, seconds\n"
+		"  -c, --reconnect-delay=NUM   reconnect delay, seconds\n"
+		"  -l, --ctrl-loss-tmo=NUM     controller loss timeout, seconds\n"
+		"  -F, --fast_io_fail_tmo=NUM  fast I/O fail timeout, seconds\n"
+		"  -T, --tos=NUM               IP type of service\n"
+		"  -D, --duplicate-connect     allow a duplicate connection\n"
+		"  -d, --disable-sqflow        disable SQ flow control\n"
+		"  -g, --hdr-digest            NVMe/TCP header digest\n"
+		"  -G, --data-digest           NVMe/TCP data digest\n"
+		"  -o, --output-format=FMT     normal or json\n"
+		"      --dry-run               print the option string, do not connect\n"
+		"  -v, --verbose               print the option string to stderr\n"
+		"  -h, --help                  show this help\n");
+}
+
+/* A growing string buffer. */
+struct nvf_sbuf {
+	char	*s;
+	size_t	len, cap;
+	bool	oom;
+};
+
+static void nvf_sbuf_printf(struct nvf_sbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void nvf_sbuf_printf(struct nvf_sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t need;
+	char *s;
+	int n;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	need = b->len + n + 1;
+	if (need > b->cap) {
+		s = realloc(b->s, need * 2);
+		if (!s) {
+			b->oom = true;
+			return;
+		}
+		b->s = s;
+		b->cap = need * 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += n;
+}
+
+static bool nvf_uuid_valid(const char *s)
+{
+	int i;
+
+	if (strlen(s) != NVF_UUID_LEN)
+		return false;
+	for (i = 0; i < NVF_UUID_LEN; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (s[i] != '-')
+				return false;
+		} else if (!strchr("0123456789abcdefABCDEF", s[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * A value goes into a comma-separated string: refuse what would end it
+ * early or inject another key (',', newline), other control characters and
+ * empty values.
+ */
+static int nvf_check_value(const char *name, const char *val)
+{
+	const unsigned char *s;
+
+	if (!*val) {
+		nvf_err("empty value for --%s", name);
+		return -1;
+	}
+	for (s = (const unsigned char *)val; *s; s++) {
+		if (*s == ',' || *s < 0x20 || *s == 0x7f) {
+			nvf_err("invalid --%s: must not contain %s", name,
+				*s == ',' ? "','" : "control characters");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The first line of <etc>/@file, trimmed, malloc'ed; NULL if none. */
+static char *nvf_etc_read(const char *etc, const char *file)
+{
+	char path[4096], line[512], *s, *end;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", etc, file);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	s = fgets(line, sizeof(line), f);
+	fclose(f);
+	if (!s)
+		return NULL;
+	s += strspn(s, " \t");
+	end = s + strlen(s);
+	while (end > s && strchr(" \t\r\n", end[-1]))
+		end--;
+	*end = '\0';
+	return *s ? strdup(s) : NULL;
+}
+
+/*
+ * Settle the host identity: the kernel refuses a hostnqn paired with its
+ * default hostid and the other way round, so pass both or neither.
+ *
+ * Each of hostnqn and hostid comes from its flag, else from its file under
+ * $NVFAB_ETC_NVME (default /etc/nvme). If only a hostnqn results and it
+ * ends in ":uuid:<UUID>", as nvme gen-hostnqn makes it, the hostid is that
+ * UUID. Otherwise a lone value given on the command line is an error, and
+ * a lone value from a file is ignored with a warning.
+ */
+static int nvf_host_identity(struct nvf_connect_cfg *cfg)
+{
+	const char *etc = getenv("NVFAB_ETC_NVME");
+	const char **nqn = &cfg->str[NVF_STR_HOSTNQN];
+	const char **id = &cfg->str[NVF_STR_HOSTID];
+	bool nqn_user = *nqn, id_user = *id;
+	const char *u;
+
+	if (!etc || !*etc)
+		etc = NVF_ETC_NVME;
+	if (!*nqn)
+		*nqn = cfg->host_buf[0] = nvf_etc_read(etc, "hostnqn");
+	if (!*id)
+		*id = cfg->host_buf[1] = nvf_etc_read(etc, "hostid");
+
+	if (*nqn && !*id) {
+		u = strstr(*nqn, ":uuid:");
+		if (u && nvf_uuid_valid(u + 6)) {
+			*id = u + 6;
+		} else if (nqn_user) {
+			nvf_err("--hostnqn needs --hostid (none in %s/hostid): the kernel refuses a host NQN without its host ID",
+				etc);
+			return -1;
+		} else {
+			nvf_warn("ignoring %s/hostnqn: no host ID to pair it with",
+				 etc);
+			*nqn = NULL;
+		}
+	} else if (*id && !*nqn) {
+		if (id_user) {
+			nvf_err("--hostid needs --hostnqn (none in %s/hostnqn): the kernel refuses a host ID without its host NQN",
+				etc);
+			return -1;
+		}
+		nvf_warn("ignoring %s/hostid: no host NQN to pair it with", etc);
+		*id = NULL;
+	}
+
+	if (*id && !nvf_uuid_valid(*id)) {
+		if (id_user)
+			nvf_err("invalid --hostid '%s': not a UUID", *id);
+		else
+			nvf_err("invalid host ID in %s/hostid: not a UUID", etc);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check the options and build the string. Return: 0 or -1 (reported). */
+static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
+{
+	const char *transport = cfg->str[NVF_STR_TRANSPORT];
+	int i;
+
+	if (!cfg->str[NVF_STR_NQN]) {
+		nvf_err("required argument [--nqn | -n] not specified");
+		return -1;
+	}
+	if (!transport) {
+		nvf_err("required argument [--transport | -t] not specified");
+		return -1;
+	}
+	if (strcmp(transport, "loop") && !cfg->str[NVF_STR_TRADDR]) {
+		nvf_err("required argument [--traddr | -a] not specified for transport %s",
+			transport);
+		return -1;
+	}
+	if (nvf_host_identity(cfg))
+		return -1;
+	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
+		if (cfg->str[i] && nvf_check_value(nvf_str_opts[i].name,
+						   cfg->str[i]))
+			return -1;
+	}
+
+	nvf_sbuf_printf(b, "%s=%s", nvf_str_opts[0].key, cfg->str[0]);
+	for (i = 1; i < NVF_NR_STR_OPTS; i++) {
+		if (cfg->str[i])
+			nvf_sbuf_printf(b, ",%s=%s", nvf_str_opts[i].key,
+					cfg->str[i]);
+	}
+	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
+		if (cfg->int_set[i])
+			nvf_sbuf_printf(b, ",%s=%d", nvf_int_opts[i].key,
+					cfg->int_val[i]);
+	}
+	for (i = 0; i < NVF_NR_FLAG_OPTS; i++) {
+		if (cfg->flag[i])
+			nvf_sbuf_printf(b, ",%s", nvf_flag_opts[i].key);
+	}
+	if (b->oom) {
+		nvf_err("out of memory");
+		return -1;
+	}
+	if (b->len > NVF_OPTS_MAX) {
+		nvf_err("option string is %zu bytes, the limit is %d",
+			b->len, NVF_OPTS_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/* Store option @c with argument @arg. Return: 1 if @c is none of ours. */
+static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
+			   const char *arg)
+{
+	int i;
+
+	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
+		if (nvf_str_opts[i].opt == c) {
+			cfg->str[i] = arg;
+			return 0;
+		}
+	}
+	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
+		if (nvf_int_opts[i].opt == c) {
+			cfg->int_set[i] = true;
+			return nvf_parse_int(nvf_int_opts[i].name, arg,
+					     &cfg->int_val[i]);
+		}
+	}
+	for (i = 0; i < NVF_NR_FLAG_OPTS; i++) {
+		if (nvf_flag_opts[i].opt == c) {
+			cfg->flag[i] = true;
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Why a write to the fabrics device failed, beyond strerror(): " (...)". */
+static void nvf_write_hint(int err, const char *transport, char *buf,
+			   size_t size)
+{
+	switch (err) {
+	case EPROTONOSUPPORT:
+		snprintf(buf, size, " (no transport module nvfab-%s loaded)",
+			 transport);
+		break;
+	case EINVAL:
+		snprintf(buf, size, " (invalid option, see dmesg)");
+		break;
+	case EOPNOTSUPP:
+		snprintf(buf, size, " (option not supported by nvfab, see dmesg)");
+		break;
+	default:
+		buf[0] = '\0';
+	}
+}
+
+/* One instance=N,cntlid=M reply; -1 if either is missing or malformed. */
+static int nvf_parse_reply(char *buf, int *instance, int *cntlid)
+{
+	bool have_instance = false, have_cntlid = false;
+	char *p, *tok, *end;
+	long v;
+
+	for (p = buf; (tok = strsep(&p, ",\n"));) {
+		int *dst;
+
+		if (!strncmp(tok, "instance=", 9)) {
+			dst = instance;
+			have_instance = true;
+			tok += 9;
+		} else if (!strncmp(tok, "cntlid=", 7)) {
+			dst = cntlid;
+			have_cntlid = true;
+			tok += 7;
+		} else {
+			continue;
+		}
+		errno = 0;
+		v = strtol(tok, &end, 10);
+		if (errno || end == tok || *end || v < 0 || v > 0xffff)
+			return -1;
+		*dst = (int)v;
+	}
+	return have_instance && have_cntlid ? 0 : -1;
+}
+
+/* Connect: one write of @opts, then read back the new controller. */
+static int nvf_do_connect(const struct nvf_connect_cfg *cfg, const char *opts)
+{
+	const char *dev = getenv("NVFAB_FABRICS_DEV");
+	char reply[NVF_OPTS_MAX], shown[65], hint[96];
+	int fd, err, instance, cntlid;
+	size_t len = strlen(opts), total = 0;
+	ssize_t ret;
+
+	if (!dev || !*dev)
+		dev = NVF_FABRICS_DEV;
+	fd = open(dev, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		nvf_err("cannot open %s: %s%s", dev, strerror(err),
+			err == ENOENT ? " (is module nvfab-fabrics loaded?)" :
+			err == EACCES || err == EPERM ? " (are you root?)" : "");
+		return NVF_EXIT_FAIL;
+	}
+
+	ret = write(fd, opts, len);
+	if (ret < 0) {
+		err = errno;
+		nvf_write_hint(err, cfg->str[NVF_STR_TRANSPORT], hint,
+			       sizeof(hint));
+		nvf_err("failed to write to %s: %s%s", dev, strerror(err),
+			hint);
+		goto out_close;
+	}
+	if ((size_t)ret != len) {
+		nvf_err("short write to %s: %zd of %zu bytes", dev, ret, len);
+		goto out_close;
+	}
+
+	while (total < sizeof(reply) - 1) {
+		ret = read(fd, reply + total, sizeof(reply) - 1 - total);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (ret <= 0)
+			break;
+		total += ret;
+	}
+	if (ret < 0) {
+		nvf_err("cannot read the reply from %s: %s", dev,
+			strerror(errno));
+		goto out_close;
+	}
+	reply[total] = '\0';
+	snprintf(shown, sizeof(shown), "%.64s", reply);
+	nvf_sanitize(shown);
+	if (nvf_parse_reply(reply, &instance, &cntlid)) {
+		nvf_err("cannot parse the reply from %s: '%s' (expected instance=N,cntlid=M)",
+			dev, shown);
+		goto out_close;
+	}
+	close(fd);
+
+	if (cfg->fmt == NVF_FMT_JSON) {
+		struct nvf_json j;
+		char name[32];
+
+		snprintf(name, sizeof(name), "nvfab%d", instance);
+		nvf_json_init(&j, stdout);
+		nvf_json_begin(&j, NULL, '{');
+		nvf_json_str(&j, "device", name);
+		nvf_json_int(&j, "cntlid", cntlid);
+		nvf_json_end(&j, '}');
+	} else {
+		printf("nvfab%d\n", instance);
+	}
+	return NVF_EXIT_OK;
+
+out_close:
+	close(fd);
+	return NVF_EXIT_FAIL;
+}
+
+int nvf_connect(int argc, char **argv)
+{
+	struct nvf_connect_cfg cfg = { .fmt = NVF_FMT_NORMAL };
+	struct nvf_sbuf b = { 0 };
+	int c, ret = NVF_EXIT_FAIL;
+
+	while ((c = nvf_getopt(argc, argv, nvf_connect_shortopts,
+			       nvf_connect_longopts)) != -1) {
+		switch (c) {
+		case 'h':
+			nvf_connect_usage(stdout);
+			return NVF_EXIT_OK;
+		case 'o':
+			if (nvf_parse_format(optarg, &cfg.fmt))
+				return NVF_EXIT_FAIL;
+			break;
+		case 'v':
+			cfg.verbose = true;
+			break;
+		case NVF_OPT_DRY_RUN:
+			cfg.dry_run = true;
+			break;
+		case '?':
+			return NVF_EXIT_FAIL;
+		default:
+			if (nvf_connect_opt(&cfg, c, optarg))
+				return NVF_EXIT_FAIL;
+		}
+	}
+	if (nvf_no_operands(argc, argv))
+		return NVF_EXIT_FAIL;
+
+	if (nvf_build_options(&cfg, &b))
+		goto out_free;
+	if (cfg.dry_run) {
+		printf("%s\n", b.s);
+		ret = NVF_EXIT_OK;
+		goto out_free;
+	}
+	if (cfg.verbose)
+		fprintf(stderr, "nvfabctl: connect: options: %s\n", b.s);
+	ret = nvf_do_connect(&cfg, b.s);
+out_free:
+	free(b.s);
+	free(cfg.host_buf[0]);
+	free(cfg.host_buf[1]);
+	return ret;
+}

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvfabctl: command dispatch, help, version and the helpers every verb
+ * shares: one-line error messages, getopt error reporting, number and
+ * output-format parsing.
+ *
+ * Errors follow one shape, "nvfabctl: <verb>: <reason>", on one line of
+ * stderr, and every failure exits with status 1, as nvme-cli does.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfabctl.h"
+
+#ifndef NVFAB_VERSION
+#error "NVFAB_VERSION must be defined by the Makefile (from VERSION)"
+#endif
+
+const char *nvf_verb = "nvfabctl";
+
+static void nvf_vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "nvfabctl: %s: %s", nvf_verb, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void nvf_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nvf_vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void nvf_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	nvf_vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * getopt_long() with our own error messages: returns the option, or '?'
+ * after reporting an unknown option or a missing argument. @shortopts
+ * must start with ':' so that a missing argument is told apart.
+ */
+int nvf_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c == '?' || c == ':') {
+		const char *arg = argv[optind - 1];
+
+		if (c == ':')
+			nvf_err("option '%s' requires an argument", arg);
+		else if (optopt && !strncmp(arg, "--", 2))
+			nvf_err("option '%s' takes no argument", arg);
+		else if (optopt)
+			nvf_err("unrecognized option '-%c'", optopt);
+		else
+			nvf_err("unrecognized option '%s'", arg);
+		return '?';
+	}
+	return c;
+}
+
+/* Refuse operands left after the options: no verb takes any. */
+int nvf_no_operands(int argc, char **argv)
+{
+	if (optind < argc) {
+		nvf_err("unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Parse an int option value the way the kernel's match_int() does
+ * (decimal, 0x hex or 0 octal); @name is the long option, for the message.
+ */
+int nvf_parse_int(const char *name, const char *s, int *val)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (!*s || *end || errno || v < INT_MIN || v > INT_MAX) {
+		nvf_err("expected integer argument for '%s' but got '%s'",
+			name, s);
+		return -1;
+	}
+	*val = (int)v;
+	return 0;
+}
+
+int nvf_parse_format(const char *s, enum nvf_format *fmt)
+{
+	if (!strcmp(s, "normal")) {
+		*fmt = NVF_FMT_NORMAL;
+	} else if (!strcmp(s, "json")) {
+		*fmt = NVF_FMT_JSON;
+	} else {
+		nvf_err("invalid output format '%s' (normal or json)", s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Replace control characters so that a value cannot break a table row. */
+void nvf_sanitize(char *s)
+{
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+	}
+}
+
+struct nvf_cmd {
+	const char	*name;
+	const char	*summary;
+	int		(*run)(int argc, char **argv);
+	void		(*usage)(FILE *f);
+};
+
+static const struct nvf_cmd nvf_cmds[] = {
+	{ "connect",		"connect to an NVMe over Fabrics subsystem",
+	  nvf_connect,		nvf_connect_usage },
+	{ "disconnect",		"disconnect controllers by NQN or device",
+	  nvf_disconnect,	nvf_disconnect_usage },
+	{ "disconnect-all",	"disconnect every nvfab controller",
+	  nvf_disconnect_all,	nvf_disconnect_all_usage },
+	{ "list",		"list controllers and their namespaces",
+	  nvf_list,		nvf_list_usage },
+};
+
+#define NVF_NR_CMDS	(sizeof(nvf_cmds) / sizeof(nvf_cmds[0]))
+
+static const struct nvf_cmd *nvf_find_cmd(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NVF_NR_CMDS; i++) {
+		if (!strcmp(nvf_cmds[i].name, name))
+			return &nvf_cmds[i];
+	}
+	return NULL;
+}
+
+static void nvf_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: nvfabctl <command> [OPTIONS]\n\ncommands:\n");
+	for (i = 0; i < NVF_NR_CMDS; i++)
+		fprintf(f, "  %-16s %s\n", nvf_cmds[i].name,
+			nvf_cmds[i].summary);
+	fprintf(f, "  %-16s %s\n", "help [COMMAND]", "show this or a command's help");
+	fprintf(f, "  %-16s %s\n", "version", "show the version");
+	fprintf(f, "\nSee 'nvfabctl help <command>' and nvfabctl(8).\n");
+}
+
+static int nvf_help(int argc, char **argv)
+{
+	const struct nvf_cmd *cmd;
+
+	if (argc < 2) {
+		nvf_usage(stdout);
+		return NVF_EXIT_OK;
+	}
+	cmd = nvf_find_cmd(argv[1]);
+	if (!cmd) {
+		nvf_verb = "help";
+		nvf_err("unknown command '%s'", argv[1]);
+		return NVF_EXIT_FAIL;
+	}
+	cmd->usage(stdout);
+	return NVF_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	const struct nvf_cmd *cmd;
+	const char *name;
+
+	if (argc < 2) {
+		nvf_usage(stderr);
+		return NVF_EXIT_FAIL;
+	}
+	name = argv[1];
+	if (!strcmp(name, "help") || !strcmp(name, "--help") ||
+	    !strcmp(name, "-h"))
+		return nvf_help(argc - 1, argv + 1);
+	if (!strcmp(name, "version") || !strcmp(name, "--version")) {
+		printf("nvfabctl version %s\n", NVFAB_VERSION);
+		return NVF_EXIT_OK;
+	}
+	cmd = nvf_find_cmd(name);
+	if (!cmd) {
+		nvf_verb = name;
+		nvf_err("unknown command, see 'nvfabctl help'");
+		return NVF_EXIT_FAIL;
+	}
+	nvf_verb = cmd->name;
+	return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nvfabctl: user-space control tool for the nvfab NVMe over Fabrics host.
+ * Declarations shared by the verbs (connect.c, disconnect.c, list.c) and
+ * the helpers they use (main.c, sysfs.c, json.c).
+ */
+#ifndef NVFABCTL_H
+#define NVFABCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define NVF_EXIT_OK	0
+#define NVF_EXIT_FAIL	1
+
+/* Long-only options get codes above any character. */
+#define NVF_OPT_DRY_RUN	256
+
+enum nvf_format {
+	NVF_FMT_NORMAL,
+	NVF_FMT_JSON,
+};
+
+/* main.c: messages, option parsing, the verb being run */
+extern const char *nvf_verb;
+
+void nvf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void nvf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int nvf_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+int nvf_no_operands(int argc, char **argv);
+int nvf_parse_int(const char *name, const char *s, int *val);
+int nvf_parse_format(const char *s, enum nvf_format *fmt);
+void nvf_sanitize(char *s);
+
+/* The verbs: each returns the process exit status. */
+int nvf_connect(int argc, char **argv);
+void nvf_connect_usage(FILE *f);
+int nvf_disconnect(int argc, char **argv);
+void nvf_disconnect_usage(FILE *f);
+int nvf_disconnect_all(int argc, char **argv);
+void nvf_disconnect_all_usage(FILE *f);
+int nvf_list(int argc, char **argv);
+void nvf_list_usage(FILE *f);
+
+/* sysfs.c: controllers under <root>/class/nvfab, namespaces, attributes */
+struct nvf_ctrl {
+	int	instance;	/* N of nvfabN */
+	char	name[32];	/* "nvfabN" */
+	char	*path;		/* <root>/class/nvfab/nvfabN */
+};
+
+struct nvf_ns {
+	int		x, y;		/* nvfabXnY */
+	char		name[32];
+	long long	sectors;	/* 512-byte sectors, -1 if unknown */
+};
+
+bool nvf_ctrl_name_parse(const char *name, int *instance);
+int nvf_ctrl_scan(struct nvf_ctrl **ctrls, size_t *nr);
+int nvf_ctrl_find(const char *name, struct nvf_ctrl *ctrl);
+void nvf_ctrl_free(struct nvf_ctrl *ctrls, size_t nr);
+char *nvf_attr_read(const char *dir, const char *attr);
+int nvf_attr_write(const char *dir, const char *attr, const char *val);
+int nvf_ctrl_namespaces(const struct nvf_ctrl *ctrl, struct nvf_ns **ns,
+			size_t *nr);
+
+/* json.c: a small streaming JSON writer with two-space indentation */
+#define NVF_JSON_MAX_DEPTH	8
+
+struct nvf_json {
+	FILE	*f;
+	int	depth;
+	bool	empty[NVF_JSON_MAX_DEPTH];
+};
+
+void nvf_json_init(struct nvf_json *j, FILE *f);
+void nvf_json_begin(struct nvf_json *j, const char *key, char open);
+void nvf_json_end(struct nvf_json *j, char close);
+void nvf_json_str(struct nvf_json *j, const char *key, const char *val);
+void nvf_json_int(struct nvf_json *j, const char *key, long long val);
+
+#endif /* NVFABCTL_H */

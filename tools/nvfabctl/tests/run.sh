@@ -1,0 +1,455 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side tests of nvfabctl: no kernel module needed. The option strings
+# of connect --dry-run, the errors and exit codes, the host identity
+# defaults (from a fake /etc/nvme), the write/read-back on a fake device
+# file, and list/disconnect against a fake sysfs tree. KTAP output; exits
+# 0 only if every test passes.
+#
+# Environment the tool honours, pointed into a temp dir here:
+#   NVFAB_ETC_NVME	 instead of /etc/nvme
+#   NVFAB_SYSFS		 instead of /sys
+#   NVFAB_FABRICS_DEV	 instead of /dev/nvfab-fabrics
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOOLDIR=$(dirname "$HERE")
+REPO=$(cd "$TOOLDIR/../.." && pwd)
+. "$REPO/selftests/nvfab/lib.sh"
+
+BIN=$TOOLDIR/nvfabctl
+TMP=$(mktemp -d)
+cleanup() {
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if ! make -s -C "$TOOLDIR" >"$TMP/build.log" 2>&1; then
+	ktap_header
+	echo "1..0 # build failed"
+	sed 's/^/# /' "$TMP/build.log"
+	exit $KSFT_FAIL
+fi
+SHIM=$TMP/fake_write.so
+if ! gcc -shared -fPIC -Wall -Wextra -Werror -o "$SHIM" "$HERE/fake_write.c" \
+	>"$TMP/shim.log" 2>&1; then
+	sed 's/^/# /' "$TMP/shim.log"
+	SHIM=
+fi
+
+mkdir -p "$TMP/etc-empty"
+export NVFAB_ETC_NVME=$TMP/etc-empty
+export NVFAB_SYSFS=$TMP/no-sys
+export NVFAB_FABRICS_DEV=$TMP/no-dev
+
+# run ARGS...: run the tool; sets RC, OUT, ERR.
+run() {
+	"$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+show() {
+	ktap_diag "rc=$RC"
+	[ -z "$OUT" ] || echo "$OUT" | sed 's/^/# out: /'
+	[ -z "$ERR" ] || echo "$ERR" | sed 's/^/# err: /'
+}
+
+# result DESC CONDITION-STATUS: report one test, with the run on failure.
+result() {
+	if [ "$2" = 0 ]; then
+		ktap_pass "$1"
+	else
+		show
+		ktap_fail "$1"
+	fi
+}
+
+# expect_ok DESC EXPECTED-STDOUT ARGS...: exit 0, this stdout, no stderr.
+expect_ok() {
+	local desc=$1 want=$2
+	shift 2
+	run "$@"
+	[ "$RC" = 0 ] && [ "$OUT" = "$want" ] && [ -z "$ERR" ]
+	local st=$?
+	[ $st = 0 ] || ktap_diag "expected: $want"
+	result "$desc" $st
+}
+
+# expect_err DESC TEXT ARGS...: exit 1, no stdout, one stderr line
+# "nvfabctl: <verb>: ..." containing TEXT.
+expect_err() {
+	local desc=$1 text=$2
+	shift 2
+	run "$@"
+	[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$(echo "$ERR" | wc -l)" = 1 ] &&
+		[[ "$ERR" == "nvfabctl: $1: "* ]] && [[ "$ERR" == *"$text"* ]]
+	local st=$?
+	[ $st = 0 ] || ktap_diag "expected one line with: $text"
+	result "$desc" $st
+}
+
+# dry DESC EXPECTED-STRING CONNECT-ARGS...
+dry() {
+	local desc=$1 want=$2
+	shift 2
+	expect_ok "dry-run: $desc" "$want" connect --dry-run "$@"
+}
+
+ktap_header
+ktap_set_plan 107
+
+B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
+S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
+UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
+HNQN=nqn.2014-08.org.nvmexpress:uuid:$UUID
+
+# --- option strings -------------------------------------------------------
+dry "-t -a -s -n" "$S" "${B[@]}"
+dry "long forms" "$S" --transport=tcp --traddr 192.0.2.2 --trsvcid=4420 \
+	--nqn nqn.x:y
+dry "options in any order" "$S" -n nqn.x:y -s 4420 -a 192.0.2.2 -t tcp
+dry "-w host_traddr after traddr" \
+	"nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,host_traddr=198.51.100.1,trsvcid=4420" \
+	"${B[@]}" -w 198.51.100.1
+dry "--host-iface before trsvcid" \
+	"nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,host_iface=veth1,trsvcid=4420" \
+	"${B[@]}" --host-iface veth1
+dry "-q -I" "$S,hostnqn=nqn.2014-08.org.example:h1,hostid=$UUID" \
+	"${B[@]}" -q nqn.2014-08.org.example:h1 -I "$UUID"
+dry "--hostnqn --hostid" "$S,hostnqn=nqn.2014-08.org.example:h1,hostid=$UUID" \
+	"${B[@]}" --hostnqn=nqn.2014-08.org.example:h1 --hostid="$UUID"
+dry "-i" "$S,nr_io_queues=4" "${B[@]}" -i 4
+dry "--nr-io-queues hex" "$S,nr_io_queues=16" "${B[@]}" --nr-io-queues 0x10
+dry "-W" "$S,nr_write_queues=2" "${B[@]}" -W 2
+dry "--nr-poll-queues" "$S,nr_poll_queues=1" "${B[@]}" --nr-poll-queues=1
+dry "-Q" "$S,queue_size=32" "${B[@]}" -Q 32
+dry "--queue-size out of range is the kernel's call" "$S,queue_size=8" \
+	"${B[@]}" --queue-size 8
+dry "-k 0 is passed" "$S,keep_alive_tmo=0" "${B[@]}" -k 0
+dry "--keep-alive-tmo" "$S,keep_alive_tmo=15" "${B[@]}" --keep-alive-tmo 15
+dry "-c" "$S,reconnect_delay=7" "${B[@]}" -c 7
+dry "--reconnect-delay" "$S,reconnect_delay=3" "${B[@]}" --reconnect-delay=3
+dry "-l -1" "$S,ctrl_loss_tmo=-1" "${B[@]}" -l -1
+dry "--ctrl-loss-tmo" "$S,ctrl_loss_tmo=60" "${B[@]}" --ctrl-loss-tmo 60
+dry "--fast_io_fail_tmo" "$S,fast_io_fail_tmo=15" "${B[@]}" --fast_io_fail_tmo 15
+dry "-F" "$S,fast_io_fail_tmo=-1" "${B[@]}" -F -1
+dry "-T 0 is passed" "$S,tos=0" "${B[@]}" -T 0
+dry "--tos" "$S,tos=184" "${B[@]}" --tos 184
+dry "-D" "$S,duplicate_connect" "${B[@]}" -D
+dry "--disable-sqflow" "$S,disable_sqflow" "${B[@]}" --disable-sqflow
+dry "-g" "$S,hdr_digest" "${B[@]}" -g
+dry "--data-digest" "$S,data_digest" "${B[@]}" --data-digest
+dry "every option, canonical key order" \
+	"nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,host_traddr=198.51.100.1,host_iface=veth1,trsvcid=4420,hostnqn=$HNQN,hostid=$UUID,nr_io_queues=2,nr_write_queues=1,nr_poll_queues=1,queue_size=64,keep_alive_tmo=5,reconnect_delay=2,ctrl_loss_tmo=30,fast_io_fail_tmo=10,tos=0,duplicate_connect,disable_sqflow,hdr_digest,data_digest" \
+	-G -g -d -D -T 0 -F 10 -l 30 -c 2 -k 5 -Q 64 -P 1 -W 1 -i 2 -I "$UUID" \
+	-q "$HNQN" -f veth1 -s 4420 -w 198.51.100.1 -a 192.0.2.2 -t tcp -n nqn.x:y
+dry "loop needs no -a" "nqn=nqn.x:y,transport=loop" -t loop -n nqn.x:y
+run connect --dry-run "${B[@]}"
+result "dry-run does not create the device" "$(test ! -e "$NVFAB_FABRICS_DEV"; echo $?)"
+
+# --- command-line errors ----------------------------------------------------
+expect_err "missing -n" "required argument [--nqn | -n] not specified" \
+	connect -t tcp -a 192.0.2.2
+expect_err "missing -t" "required argument [--transport | -t] not specified" \
+	connect -a 192.0.2.2 -n nqn.x:y
+expect_err "missing -a for tcp" \
+	"required argument [--traddr | -a] not specified for transport tcp" \
+	connect -t tcp -n nqn.x:y
+expect_err "missing -a for rdma" \
+	"required argument [--traddr | -a] not specified for transport rdma" \
+	connect -t rdma -n nqn.x:y
+expect_err "non-numeric -i" \
+	"expected integer argument for 'nr-io-queues' but got 'abc'" \
+	connect "${B[@]}" -i abc
+expect_err "-Q beyond int" \
+	"expected integer argument for 'queue-size' but got '99999999999'" \
+	connect "${B[@]}" -Q 99999999999
+expect_err "trailing junk in --tos" "expected integer argument for 'tos' but got '3x'" \
+	connect "${B[@]}" --tos 3x
+expect_err "--fast-io-fail-tmo (dashes) is not nvme-cli's spelling" \
+	"unrecognized option '--fast-io-fail-tmo'" \
+	connect "${B[@]}" --fast-io-fail-tmo 5
+expect_err "comma in -n cannot inject a key" "invalid --nqn: must not contain ','" \
+	connect -t tcp -a 192.0.2.2 -n "nqn.x:y,queue_size=8"
+expect_err "newline in -a" "invalid --traddr: must not contain control characters" \
+	connect -t tcp -a "$(printf '1.2.3.4\nfoo')" -n nqn.x:y
+expect_err "empty -s" "empty value for --trsvcid" connect "${B[@]}" -s ""
+expect_err "bad -I" "invalid --hostid 'xyz': not a UUID" \
+	connect "${B[@]}" -q nqn.h:1 -I xyz
+expect_err "unknown option" "unrecognized option '--bogus'" connect "${B[@]}" --bogus
+expect_err "missing argument" "option '-n' requires an argument" connect -t tcp -n
+expect_err "bad -o" "invalid output format 'yaml'" connect "${B[@]}" -o yaml
+expect_err "stray operand" "unexpected argument 'extra'" connect "${B[@]}" extra
+expect_err "string over 4096 bytes" "option string is" \
+	connect -t tcp -a 192.0.2.2 -n "nqn.$(printf 'a%.0s' $(seq 1 5000))"
+
+# --- host identity ----------------------------------------------------------
+mkdir -p "$TMP/etc-both" "$TMP/etc-nqn-uuid" "$TMP/etc-nqn-other" \
+	"$TMP/etc-id" "$TMP/etc-badid"
+printf '%s\n' "nqn.2014-08.org.example:host-a" >"$TMP/etc-both/hostnqn"
+printf '  %s \r\n' "$UUID" >"$TMP/etc-both/hostid"
+printf '%s\n' "$HNQN" >"$TMP/etc-nqn-uuid/hostnqn"
+printf '%s\n' "nqn.2014-08.org.example:host-b" >"$TMP/etc-nqn-other/hostnqn"
+printf '%s\n' "$UUID" >"$TMP/etc-id/hostid"
+printf '%s\n' "nqn.2014-08.org.example:host-c" >"$TMP/etc-badid/hostnqn"
+printf '%s\n' "not-a-uuid" >"$TMP/etc-badid/hostid"
+
+NVFAB_ETC_NVME=$TMP/etc-both dry "hostnqn and hostid from /etc/nvme, trimmed" \
+	"$S,hostnqn=nqn.2014-08.org.example:host-a,hostid=$UUID" "${B[@]}"
+NVFAB_ETC_NVME=$TMP/etc-both dry "-q wins over the file, hostid from the file" \
+	"$S,hostnqn=nqn.h:mine,hostid=$UUID" "${B[@]}" -q nqn.h:mine
+NVFAB_ETC_NVME=$TMP/etc-nqn-uuid dry "hostid derived from a uuid hostnqn" \
+	"$S,hostnqn=$HNQN,hostid=$UUID" "${B[@]}"
+NVFAB_ETC_NVME=$TMP/etc-nqn-other run connect --dry-run "${B[@]}"
+[ "$RC" = 0 ] && [ "$OUT" = "$S" ] &&
+	[ "$ERR" = "nvfabctl: connect: warning: ignoring $TMP/etc-nqn-other/hostnqn: no host ID to pair it with" ]
+result "a lone hostnqn file is dropped with a warning" $?
+NVFAB_ETC_NVME=$TMP/etc-id run connect --dry-run "${B[@]}"
+[ "$RC" = 0 ] && [ "$OUT" = "$S" ] && [[ "$ERR" == *"warning: ignoring"*"/hostid"* ]]
+result "a lone hostid file is dropped with a warning" $?
+expect_err "-q without any hostid is refused" "--hostnqn needs --hostid" \
+	connect "${B[@]}" -q nqn.h:mine
+expect_err "-I without any hostnqn is refused" "--hostid needs --hostnqn" \
+	connect "${B[@]}" -I "$UUID"
+NVFAB_ETC_NVME=$TMP/etc-badid expect_err "bad hostid file" \
+	"invalid host ID in $TMP/etc-badid/hostid: not a UUID" connect "${B[@]}"
+
+# --- write and read-back on a fake device -----------------------------------
+DEV=$TMP/dev
+# prefill LEN REPLY: a device file whose bytes after the first LEN are REPLY;
+# the one write overwrites the first LEN, the read returns REPLY.
+prefill() {
+	{
+		head -c "$1" /dev/zero | tr '\0' '#'
+		printf '%s' "$2"
+	} >"$DEV"
+}
+
+expect_err "missing device" "cannot open $TMP/no-dev: No such file or directory" \
+	connect "${B[@]}"
+: >"$DEV"
+NVFAB_FABRICS_DEV=$DEV expect_err "empty reply is an error" \
+	"cannot parse the reply from $DEV: '' (expected instance=N,cntlid=M)" \
+	connect "${B[@]}"
+result "the device got exactly the option string" \
+	"$([ "$(cat "$DEV")" = "$S" ]; echo $?)"
+prefill ${#S} "instance=3,cntlid=7"$'\n'
+NVFAB_FABRICS_DEV=$DEV expect_ok "read-back gives the device name" nvfab3 \
+	connect "${B[@]}"
+result "the option string was written at offset 0, in full" \
+	"$([ "$(head -c ${#S} "$DEV")" = "$S" ] &&
+		[ "$(tail -c +$((${#S} + 1)) "$DEV")" = "instance=3,cntlid=7" ]; echo $?)"
+prefill ${#S} "instance=12,cntlid=65"$'\n'
+NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -o json
+[ "$RC" = 0 ] && [ -z "$ERR" ] && echo "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if d == {"device": "nvfab12", "cntlid": 65} else 1)'
+result "-o json gives device and cntlid" $?
+prefill ${#S} "hello"
+NVFAB_FABRICS_DEV=$DEV expect_err "unparsable reply is an error" \
+	"cannot parse the reply from $DEV: 'hello'" connect "${B[@]}"
+prefill ${#S} "instance=-1,cntlid=-1,transport=%s"
+NVFAB_FABRICS_DEV=$DEV expect_err "placeholder reply (no controller) is an error" \
+	"cannot parse the reply" connect "${B[@]}"
+prefill ${#S} "instance=4"
+NVFAB_FABRICS_DEV=$DEV expect_err "reply without cntlid is an error" \
+	"cannot parse the reply" connect "${B[@]}"
+NVFAB_FABRICS_DEV=/dev/full expect_err "write error is reported" \
+	"failed to write to /dev/full: No space left on device" connect "${B[@]}"
+prefill ${#S} "instance=5,cntlid=1"
+NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v
+[ "$RC" = 0 ] && [ "$OUT" = nvfab5 ] && [ "$ERR" = "nvfabctl: connect: options: $S" ]
+result "-v shows the option string on stderr" $?
+if [ -n "$SHIM" ]; then
+	prefill ${#S} "instance=5,cntlid=1"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_LOG=$TMP/wlog LD_PRELOAD=$SHIM \
+		run connect "${B[@]}"
+	[ "$RC" = 0 ] && [ "$(cat "$TMP/wlog")" = "write ${#S}" ]
+	result "exactly one write(2) of the whole string" $?
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=93 LD_PRELOAD=$SHIM \
+		expect_err "EPROTONOSUPPORT names the missing transport module" \
+		"Protocol not supported (no transport module nvfab-tcp loaded)" \
+		connect "${B[@]}"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=22 LD_PRELOAD=$SHIM \
+		expect_err "EINVAL points at dmesg" \
+		"Invalid argument (invalid option, see dmesg)" connect "${B[@]}"
+else
+	ktap_fail "exactly one write(2) of the whole string (shim did not build)"
+	ktap_fail "EPROTONOSUPPORT hint (shim did not build)"
+	ktap_fail "EINVAL hint (shim did not build)"
+fi
+
+# --- fake sysfs: list -------------------------------------------------------
+SYS=$TMP/sys
+# mk_ctrl N [ATTR=VALUE]...: controller nvfabN, linked from class/nvfab as
+# in real sysfs, with an empty delete_controller.
+mk_ctrl() {
+	local n=$1 d=$SYS/devices/virtual/nvfab/nvfab$1 kv
+	shift
+	mkdir -p "$d" "$SYS/class/nvfab"
+	ln -s "../../devices/virtual/nvfab/nvfab$n" "$SYS/class/nvfab/nvfab$n"
+	: >"$d/delete_controller"
+	for kv in "$@"; do
+		printf '%s\n' "${kv#*=}" >"$d/${kv%%=*}"
+	done
+}
+mk_ctrl 0 state=live transport=tcp address=traddr=192.0.2.2,trsvcid=4420 \
+	subsysnqn=nqn.a cntlid=1
+mkdir -p "$SYS/devices/virtual/nvfab/nvfab0/nvfab0n1" \
+	"$SYS/devices/virtual/nvfab/nvfab0/nvfab0c0n1"
+echo 2097152 >"$SYS/devices/virtual/nvfab/nvfab0/nvfab0n1/size"
+echo 8 >"$SYS/devices/virtual/nvfab/nvfab0/nvfab0c0n1/size"
+mk_ctrl 1 state=live transport=rdma address=traddr=192.0.2.3,trsvcid=4420 \
+	subsysnqn=nqn.b cntlid=2
+mk_ctrl 2 state=connecting transport=tcp address=traddr=198.51.100.3,trsvcid=4420 \
+	subsysnqn=nqn.b
+mk_ctrl 3 state=live transport=tcp address=traddr=192.0.2.9 cntlid=0x10
+printf 'nqn.q"\\\t\xff\xc3\xa9\n' >"$SYS/devices/virtual/nvfab/nvfab3/subsysnqn"
+mk_ctrl 10
+# the multipath disk of subsystem 1 (controllers 1 and 2)
+sub=$SYS/devices/virtual/nvfab-subsystem/nvfab-subsys1
+mkdir -p "$sub" "$SYS/block/nvfab1n1" "$SYS/block/nvfab10n2" "$SYS/block/nvfab7n1"
+ln -s ../../nvfab/nvfab1 "$sub/nvfab1"
+ln -s ../../nvfab/nvfab2 "$sub/nvfab2"
+ln -s ../../devices/virtual/nvfab-subsystem/nvfab-subsys1 "$SYS/block/nvfab1n1/device"
+echo 4096 >"$SYS/block/nvfab1n1/size"
+echo 1 >"$SYS/block/nvfab7n1/size"
+# not controllers
+mkdir -p "$SYS/class/nvfab/nvfab-foo" "$SYS/class/nvfab/nvfab05"
+: >"$SYS/class/nvfab/nvfab6"
+
+export NVFAB_SYSFS=$SYS
+run list
+rows() { echo "$OUT" | awk 'NR > 2'; }
+[ "$RC" = 0 ] && [ -z "$ERR" ] &&
+	[ "$(echo "$OUT" | head -1 | awk '{ print $1, $2, $3, $4, $5, $6, $7 }')" = \
+		"Name State Transport Address SubsysNQN Cntlid Namespaces" ] &&
+	[ "$(rows | awk '{ printf "%s ", $1 }')" = "nvfab0 nvfab1 nvfab2 nvfab3 nvfab10 " ]
+result "list: header, one row per controller, numeric order" $?
+[ "$(rows | awk '{ print NF }' | sort -u)" = 7 ]
+result "list: every row has 7 fields (control characters sanitised)" $?
+[ "$(rows | awk '$1 == "nvfab0"' | tr -s ' ')" = \
+	"nvfab0 live tcp traddr=192.0.2.2,trsvcid=4420 nqn.a 1 nvfab0n1:1.07GB" ]
+result "list: controller row with its namespace and size" $?
+[ "$(rows | awk '$1 == "nvfab10"' | tr -s ' ')" = "nvfab10 - - - - - nvfab10n2:-" ]
+result "list: missing attributes and size show as -" $?
+[ "$(rows | awk '$1 == "nvfab1" || $1 == "nvfab2" { print $7 }' | sort -u)" = \
+	"nvfab1n1:2.10MB" ]
+result "list: multipath disk listed under both its controllers" $?
+
+run list -o json
+echo "$OUT" | python3 -m json.tool >/dev/null 2>&1
+result "list -o json is valid JSON" $?
+echo "$OUT" | python3 -c '
+import json, sys
+d = {c["name"]: c for c in json.load(sys.stdin)}
+ok = (list(d) == ["nvfab0", "nvfab1", "nvfab2", "nvfab3", "nvfab10"] and
+      d["nvfab0"] == {"name": "nvfab0", "state": "live", "transport": "tcp",
+                      "address": "traddr=192.0.2.2,trsvcid=4420",
+                      "subsysnqn": "nqn.a", "cntlid": 1,
+                      "namespaces": [{"name": "nvfab0n1",
+                                      "size_sectors": 2097152,
+                                      "size_bytes": 1073741824}]} and
+      d["nvfab2"]["cntlid"] is None and d["nvfab3"]["cntlid"] is None and
+      d["nvfab10"]["state"] is None and
+      d["nvfab10"]["namespaces"] == [{"name": "nvfab10n2",
+                                      "size_sectors": None,
+                                      "size_bytes": None}] and
+      d["nvfab1"]["namespaces"] == d["nvfab2"]["namespaces"] ==
+          [{"name": "nvfab1n1", "size_sectors": 4096, "size_bytes": 2097152}])
+sys.exit(0 if ok else 1)'
+result "list -o json: fields, nulls, numbers, namespaces" $?
+echo "$OUT" | python3 -c '
+import json, sys
+d = {c["name"]: c for c in json.load(sys.stdin)}
+sys.exit(0 if d["nvfab3"]["subsysnqn"] == "nqn.q\"\\\t\ufffd\u00e9" else 1)'
+result "list -o json: quotes, backslash, control and non-UTF-8 bytes escaped" $?
+NVFAB_SYSFS=$TMP/no-sys expect_ok "list without controllers prints nothing" "" list
+NVFAB_SYSFS=$TMP/no-sys expect_ok "list -o json without controllers prints []" "[]" \
+	list --output-format=json
+expect_err "list -o bad" "invalid output format 'xml'" list -o xml
+
+# --- fake sysfs: disconnect -------------------------------------------------
+# deleted: the controllers whose delete_controller holds exactly "1"; the
+# others must still be empty.
+deleted() {
+	local d n out=""
+	for d in "$SYS"/devices/virtual/nvfab/nvfab*/; do
+		n=$(basename "$d")
+		[ -f "$d/delete_controller" ] || continue
+		if cmp -s <(printf 1) "$d/delete_controller"; then
+			out="$out $n"
+		elif [ -s "$d/delete_controller" ]; then
+			out="$out $n:bad"
+		fi
+		: >"$d/delete_controller"
+	done
+	echo "${out# }"
+}
+
+expect_ok "disconnect -n: both controllers of nqn.b" \
+	"NQN:nqn.b disconnected 2 controller(s)" disconnect -n nqn.b
+result "disconnect -n wrote 1 to exactly those" "$([ "$(deleted)" = "nvfab1 nvfab2" ]; echo $?)"
+expect_ok "disconnect --nqn with a list" \
+	"NQN:nqn.a disconnected 1 controller(s)
+NQN:nqn.b disconnected 2 controller(s)" disconnect --nqn=nqn.a,nqn.b
+result "disconnect --nqn list wrote 1 to those" \
+	"$([ "$(deleted)" = "nvfab0 nvfab1 nvfab2" ]; echo $?)"
+expect_err "disconnect unknown NQN" "no controller with subsysnqn 'nqn.none'" \
+	disconnect -n nqn.none
+result "disconnect unknown NQN wrote nothing" "$([ -z "$(deleted)" ]; echo $?)"
+expect_ok "disconnect -d" "" disconnect -d nvfab1
+result "disconnect -d wrote 1 to that one only" "$([ "$(deleted)" = nvfab1 ]; echo $?)"
+expect_ok "disconnect --device=/dev/nvfab10" "" disconnect --device=/dev/nvfab10
+result "disconnect --device /dev/ path" "$([ "$(deleted)" = nvfab10 ]; echo $?)"
+expect_err "disconnect -d unknown device" "no such controller: nvfab99" \
+	disconnect -d nvfab99
+expect_err "disconnect -d refuses paths" "invalid device name '../nvfab0'" \
+	disconnect -d ../nvfab0
+expect_err "disconnect needs -n or -d" \
+	"neither device name [--device | -d] nor NQN [--nqn | -n] provided" disconnect
+expect_err "disconnect takes -n or -d, not both" "both device name" \
+	disconnect -n nqn.a -d nvfab0
+expect_ok "disconnect-all" "" disconnect-all
+result "disconnect-all wrote 1 to every controller" \
+	"$([ "$(deleted)" = "nvfab0 nvfab1 nvfab10 nvfab2 nvfab3" ]; echo $?)"
+expect_ok "disconnect-all -r rdma" "" disconnect-all -r rdma
+result "disconnect-all -r rdma: only the rdma controller" \
+	"$([ "$(deleted)" = nvfab1 ]; echo $?)"
+NVFAB_SYSFS=$TMP/no-sys expect_ok "disconnect-all without controllers" "" disconnect-all
+rm "$SYS/devices/virtual/nvfab/nvfab3/delete_controller"
+expect_err "missing delete_controller is an error" \
+	"cannot delete nvfab3: No such file or directory" disconnect -d nvfab3
+result "missing delete_controller is not created" \
+	"$([ ! -e "$SYS/devices/virtual/nvfab/nvfab3/delete_controller" ]; echo $?)"
+
+# --- help, version, dispatch ------------------------------------------------
+expect_ok "version from VERSION" "nvfabctl version $(cat "$REPO/VERSION")" version
+run help
+st=$RC
+for v in connect disconnect disconnect-all list; do
+	echo "$OUT" | grep -qE "^  $v " || { ktap_diag "no $v"; st=1; }
+done
+result "help lists every command" $st
+run connect --help
+st=$RC
+for o in transport traddr trsvcid nqn host-traddr host-iface hostnqn hostid \
+	nr-io-queues nr-write-queues nr-poll-queues queue-size keep-alive-tmo \
+	reconnect-delay ctrl-loss-tmo fast_io_fail_tmo tos duplicate-connect \
+	disable-sqflow hdr-digest data-digest output-format dry-run; do
+	echo "$OUT" | grep -q -- "--$o" || { ktap_diag "no --$o"; st=1; }
+done
+result "connect --help documents every long option" $st
+help_connect=$OUT
+run help connect
+result "help connect is connect --help" "$([ "$RC" = 0 ] && [ "$OUT" = "$help_connect" ]; echo $?)"
+expect_err "unknown command" "unknown command" frobnicate
+run
+result "no command: usage on stderr, exit 1" \
+	"$([ "$RC" = 1 ] && [ -z "$OUT" ] && [[ "$ERR" == usage:* ]]; echo $?)"
+
+ktap_finish
