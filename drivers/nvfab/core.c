@@ -1,29 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nvfab core: device classes, controller instance numbers and the
- * workqueues shared by the nvfab modules.
+ * nvfab core: controller lifecycle, the controller state machine, admin
+ * commands (Identify, Set Features, Keep Alive, Asynchronous Event Request),
+ * the enable/shutdown sequence, error recovery and reconnect, and the
+ * /dev/nvfabN character devices. Written from NVMe Base 2.0 and NVMe over
+ * Fabrics 1.1.
+ *
+ * Lifecycle. A transport allocates its controller, calls nvfab_init_ctrl()
+ * and nvfab_start_new_ctrl(). The core then drives the association:
+ *
+ *   start_queue(0) -> Connect(0) -> enable (CC.EN, CSTS.RDY) -> Identify
+ *   -> Set Features (Number of Queues) -> start_queue(1..n) -> Connect(1..n)
+ *   -> LIVE -> keep-alive, AER, namespace scan
+ *
+ * An error (keep-alive or command timeout, transport failure) moves LIVE to
+ * RESETTING; err_work tears the queues down, requests in flight are
+ * cancelled and requeued, and connect_work retries every reconnect_delay
+ * seconds until ctrl_loss_tmo, when the controller is deleted.
+ * fast_io_fail_tmo fails queued I/O earlier.
  *
  * Workqueue ordering rules (the one place they are written down):
  *  - nvfab_wq carries short work: namespace scan, AEN handling, keep-alive.
- *  - nvfab_reset_wq carries controller reset and reconnect work. Reset work
- *    may flush work on nvfab_wq.
- *  - nvfab_delete_wq carries controller deletion. Delete work may flush
- *    reset work and nvfab_wq work, never the other way around.
+ *  - nvfab_reset_wq carries err_work, reset_work and connect_work. They may
+ *    flush work on nvfab_wq.
+ *  - nvfab_delete_wq carries controller deletion. Delete may flush reset and
+ *    nvfab_wq work, never the other way around.
  * All three are WQ_MEM_RECLAIM: they make forward progress for I/O that may
  * be writing back memory.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 
 #include "compat.h"
-#include <nvfab/core.h>
+#include "nvfab.h"
+#include <nvfab/fabrics.h>
+
+#define NVFAB_MINORS		(1U << MINORBITS)
+/* Reserved admin tags: Connect and Keep Alive; I/O: Connect. */
+#define NVFAB_ADMIN_RESERVED	2
+#define NVFAB_IO_RESERVED	1
+/* Longest wait for CSTS.SHST after a normal shutdown, seconds. */
+#define NVFAB_SHUTDOWN_TIMEOUT	5
 
 struct workqueue_struct *nvfab_wq;
 EXPORT_SYMBOL_NVFAB(nvfab_wq);
+
 struct workqueue_struct *nvfab_reset_wq;
 EXPORT_SYMBOL_NVFAB(nvfab_reset_wq);
+
 struct workqueue_struct *nvfab_delete_wq;
 EXPORT_SYMBOL_NVFAB(nvfab_delete_wq);
 
@@ -40,6 +68,7 @@ const struct class nvfab_subsys_class = {
 EXPORT_SYMBOL_NVFAB(nvfab_subsys_class);
 
 static DEFINE_IDA(nvfab_instance_ida);
+static dev_t nvfab_chr_devt;
 
 /**
  * nvfab_instance_get() - allocate a controller instance number
@@ -51,7 +80,7 @@ static DEFINE_IDA(nvfab_instance_ida);
  */
 int nvfab_instance_get(void)
 {
-	return ida_alloc(&nvfab_instance_ida, GFP_KERNEL);
+	return ida_alloc_max(&nvfab_instance_ida, NVFAB_MINORS - 1, GFP_KERNEL);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_instance_get);
 
@@ -66,6 +95,1485 @@ void nvfab_instance_put(int instance)
 	ida_free(&nvfab_instance_ida, instance);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_instance_put);
+
+static const char * const nvfab_state_names[] = {
+	[NVFAB_CTRL_NEW]		= "new",
+	[NVFAB_CTRL_CONNECTING]		= "connecting",
+	[NVFAB_CTRL_LIVE]		= "live",
+	[NVFAB_CTRL_RESETTING]		= "resetting",
+	[NVFAB_CTRL_DELETING]		= "deleting",
+	[NVFAB_CTRL_DELETING_NOIO]	= "deleting (no IO)",
+	[NVFAB_CTRL_DEAD]		= "dead",
+};
+
+/**
+ * nvfab_ctrl_state_name() - the sysfs name of a controller state
+ * @state: the state
+ *
+ * Context: any context.
+ * Return: a static string, "unknown" for an invalid state.
+ */
+const char *nvfab_ctrl_state_name(enum nvfab_ctrl_state state)
+{
+	if ((unsigned int)state < ARRAY_SIZE(nvfab_state_names))
+		return nvfab_state_names[state];
+	return "unknown";
+}
+EXPORT_SYMBOL_NVFAB(nvfab_ctrl_state_name);
+
+/**
+ * nvfab_change_ctrl_state() - the controller state machine
+ * @ctrl: the controller
+ * @new_state: the state to move to
+ *
+ * The one transition function: a whitelist of (old, new) pairs under
+ * @ctrl->lock. Callers use a lost transition as mutual exclusion ("if I did
+ * not win RESETTING, someone else is recovering").
+ *
+ * Context: any context; takes @ctrl->lock.
+ * Return: true if the state changed.
+ */
+bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
+			     enum nvfab_ctrl_state new_state)
+{
+	enum nvfab_ctrl_state old;
+	unsigned long flags;
+	bool changed = false;
+
+	spin_lock_irqsave(&ctrl->lock, flags);
+	old = ctrl->state;
+	switch (new_state) {
+	case NVFAB_CTRL_CONNECTING:
+		changed = old == NVFAB_CTRL_NEW || old == NVFAB_CTRL_RESETTING;
+		break;
+	case NVFAB_CTRL_LIVE:
+		changed = old == NVFAB_CTRL_CONNECTING;
+		break;
+	case NVFAB_CTRL_RESETTING:
+		changed = old == NVFAB_CTRL_LIVE;
+		break;
+	case NVFAB_CTRL_DELETING:
+		changed = old == NVFAB_CTRL_LIVE ||
+			  old == NVFAB_CTRL_RESETTING ||
+			  old == NVFAB_CTRL_CONNECTING ||
+			  old == NVFAB_CTRL_NEW;
+		break;
+	case NVFAB_CTRL_DELETING_NOIO:
+		changed = old == NVFAB_CTRL_DELETING;
+		break;
+	case NVFAB_CTRL_DEAD:
+		changed = old == NVFAB_CTRL_DELETING_NOIO;
+		break;
+	default:
+		break;
+	}
+	if (changed)
+		WRITE_ONCE(ctrl->state, new_state);
+	spin_unlock_irqrestore(&ctrl->lock, flags);
+
+	if (changed) {
+		wake_up_all(&ctrl->state_wq);
+		dev_dbg(ctrl->device, "state %s -> %s\n",
+			nvfab_ctrl_state_name(old),
+			nvfab_ctrl_state_name(new_state));
+	}
+	return changed;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_change_ctrl_state);
+
+/* ---- requests ---- */
+
+static blk_status_t nvfab_error_status(u16 status)
+{
+	switch (status & NVME_SCT_SC_MASK) {
+	case NVME_SC_SUCCESS:
+		return BLK_STS_OK;
+	case NVME_SC_CAP_EXCEEDED:
+		return BLK_STS_NOSPC;
+	case NVME_SC_LBA_RANGE:
+	case NVME_SC_CMD_INTERRUPTED:
+	case NVME_SC_NS_NOT_READY:
+		return BLK_STS_TARGET;
+	case NVME_SC_BAD_ATTRIBUTES:
+	case NVME_SC_INVALID_OPCODE:
+	case NVME_SC_INVALID_FIELD:
+	case NVME_SC_INVALID_NS:
+		return BLK_STS_NOTSUPP;
+	case NVME_SC_WRITE_FAULT:
+	case NVME_SC_READ_ERROR:
+	case NVME_SC_UNWRITTEN_BLOCK:
+	case NVME_SC_ACCESS_DENIED:
+	case NVME_SC_READ_ONLY:
+	case NVME_SC_COMPARE_FAILED:
+		return BLK_STS_MEDIUM;
+	case NVME_SC_GUARD_CHECK:
+	case NVME_SC_APPTAG_CHECK:
+	case NVME_SC_REFTAG_CHECK:
+	case NVME_SC_INVALID_PI:
+		return BLK_STS_PROTECTION;
+	case NVME_SC_RESERVATION_CONFLICT:
+		return BLK_STS_RESV_CONFLICT;
+	case NVME_SC_HOST_PATH_ERROR:
+		return BLK_STS_TRANSPORT;
+	case NVME_SC_ANA_TRANSITION:
+		return BLK_STS_AGAIN;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+/*
+ * Whether a failed request is requeued: never a DNR status, a no-retry
+ * request or a host path error (the path is gone; multipath fails over
+ * above us), and at most NVFAB_MAX_RETRIES times.
+ */
+static bool nvfab_should_retry(struct request *rq)
+{
+	struct nvfab_request *req = nvfab_req(rq);
+
+	if (req->status & NVME_STATUS_DNR)
+		return false;
+	if (blk_noretry_request(rq))
+		return false;
+	if ((req->status & NVME_SCT_SC_MASK) == NVME_SC_HOST_PATH_ERROR)
+		return false;
+	return req->retries < NVFAB_MAX_RETRIES;
+}
+
+/**
+ * nvfab_complete_rq() - finish a request the transport completed
+ * @rq: the request; nvfab_request.status and .result are set
+ *
+ * Requeues a retryable failure (for example commands cancelled by a
+ * reset), or ends the request with the blk_status its NVMe status maps to.
+ * Transports use it as their blk_mq_ops.complete.
+ *
+ * Context: any context (softirq included).
+ */
+void nvfab_complete_rq(struct request *rq)
+{
+	struct nvfab_request *req = nvfab_req(rq);
+
+	nvfab_cleanup_cmd(rq);
+	if (unlikely(req->status) && nvfab_should_retry(rq)) {
+		req->retries++;
+		blk_mq_requeue_request(rq, true);
+		return;
+	}
+	blk_mq_end_request(rq, nvfab_error_status(req->status));
+}
+EXPORT_SYMBOL_NVFAB(nvfab_complete_rq);
+
+/**
+ * nvfab_try_complete_req() - record a CQE and complete its request
+ * @rq: the request the CQE's CID names
+ * @status: CQE status field, little endian, phase bit included
+ * @result: CQE Dword 0/1
+ *
+ * Context: any context.
+ * Return: true (the request is completed, possibly on another CPU).
+ */
+bool nvfab_try_complete_req(struct request *rq, __le16 status,
+			    union nvme_result result)
+{
+	struct nvfab_request *req = nvfab_req(rq);
+
+	req->status = le16_to_cpu(status) >> 1;
+	req->result = result;
+	blk_mq_complete_request(rq);
+	return true;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_try_complete_req);
+
+/**
+ * nvfab_cancel_request() - complete an in-flight request from the host
+ * @rq: the request
+ * @data: unused (blk_mq_tagset_busy_iter() callback)
+ *
+ * Used after a queue is stopped: the request completes with
+ * NVME_SC_HOST_ABORTED_CMD, which is retried unless the request forbids it.
+ *
+ * Context: any context.
+ * Return: true, to continue the iteration.
+ */
+bool nvfab_cancel_request(struct request *rq, void *data)
+{
+	struct nvfab_request *req = nvfab_req(rq);
+
+	if (blk_mq_request_completed(rq))
+		return true;
+	req->status = NVME_SC_HOST_ABORTED_CMD;
+	req->flags |= NVFAB_REQ_CANCELLED;
+	blk_mq_complete_request(rq);
+	return true;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_cancel_request);
+
+/**
+ * nvfab_setup_cmd() - build the SQE of a request
+ * @rq: a request of an nvfab queue
+ *
+ * Passthrough requests carry their SQE already; block-layer requests get
+ * one from their namespace. Either way the CID is set here.
+ *
+ * Context: any context (blk_mq_ops.queue_rq).
+ * Return: BLK_STS_OK, or the status to fail the request with.
+ */
+blk_status_t nvfab_setup_cmd(struct request *rq)
+{
+	struct nvfab_request *req = nvfab_req(rq);
+	blk_status_t ret = BLK_STS_OK;
+
+	if (!(rq->rq_flags & RQF_DONTPREP)) {
+		req->retries = 0;
+		req->flags &= NVFAB_REQ_USERCMD;
+		rq->rq_flags |= RQF_DONTPREP;
+	} else {
+		req->flags &= ~NVFAB_REQ_CANCELLED;
+	}
+	req->status = 0;
+
+	switch (req_op(rq)) {
+	case REQ_OP_DRV_IN:
+	case REQ_OP_DRV_OUT:
+		break;
+	default:
+		ret = nvfab_setup_ns_cmd(rq->q->queuedata, rq, req->cmd);
+		break;
+	}
+	if (ret)
+		return ret;
+	req->genctr++;
+	req->cmd->common.command_id = nvfab_cid(rq);
+	return BLK_STS_OK;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_setup_cmd);
+
+/**
+ * nvfab_cleanup_cmd() - release what nvfab_setup_cmd() attached
+ * @rq: the request
+ *
+ * Context: any context.
+ */
+void nvfab_cleanup_cmd(struct request *rq)
+{
+	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
+		kfree(bvec_virt(&rq->special_vec));
+		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;
+	}
+}
+EXPORT_SYMBOL_NVFAB(nvfab_cleanup_cmd);
+
+static bool nvfab_is_connect(struct request *rq)
+{
+	struct nvme_command *cmd = nvfab_req(rq)->cmd;
+
+	return blk_rq_is_passthrough(rq) && nvme_is_fabrics(cmd) &&
+	       cmd->fabrics.fctype == nvme_fabrics_type_connect;
+}
+
+/**
+ * nvfab_check_ready() - may this request be sent now?
+ * @ctrl: the controller
+ * @rq: the request
+ * @queue_live: the transport queue has completed its Connect
+ *
+ * A live controller sends everything on a live queue. While connecting,
+ * only the host's own commands go out, and a Connect may go out on a queue
+ * that is not live yet. While deleting, only the host's own commands
+ * (shutdown) go out.
+ *
+ * Context: any context (blk_mq_ops.queue_rq).
+ * Return: true if the request may be sent.
+ */
+bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
+		       bool queue_live)
+{
+	enum nvfab_ctrl_state state = nvfab_ctrl_state(ctrl);
+	bool internal = blk_rq_is_passthrough(rq) &&
+			!(nvfab_req(rq)->flags & NVFAB_REQ_USERCMD);
+
+	if (likely(state == NVFAB_CTRL_LIVE && queue_live))
+		return true;
+	if (!queue_live)
+		return internal && nvfab_is_connect(rq) &&
+		       state == NVFAB_CTRL_CONNECTING;
+	switch (state) {
+	case NVFAB_CTRL_CONNECTING:
+	case NVFAB_CTRL_DELETING:
+		return internal;
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_NVFAB(nvfab_check_ready);
+
+/**
+ * nvfab_fail_nonready() - handle a request nvfab_check_ready() refused
+ * @ctrl: the controller
+ * @rq: the request
+ *
+ * While the controller may still come back, the request waits (blk-mq
+ * retries it); once it is being deleted, fast_io_fail_tmo expired or the
+ * request may not wait (passthrough, REQ_FAILFAST_*), it fails with a host
+ * path error.
+ *
+ * Context: any context (blk_mq_ops.queue_rq).
+ * Return: BLK_STS_RESOURCE to retry later, or BLK_STS_OK once the request
+ * has been failed.
+ */
+blk_status_t nvfab_fail_nonready(struct nvfab_ctrl *ctrl, struct request *rq)
+{
+	enum nvfab_ctrl_state state = nvfab_ctrl_state(ctrl);
+
+	if (state != NVFAB_CTRL_DELETING && state != NVFAB_CTRL_DELETING_NOIO &&
+	    state != NVFAB_CTRL_DEAD &&
+	    !test_bit(NVFAB_CTRL_FAILFAST_EXPIRED, &ctrl->flags) &&
+	    !blk_noretry_request(rq) && !blk_rq_is_passthrough(rq))
+		return BLK_STS_RESOURCE;
+
+	nvfab_req(rq)->status = NVME_SC_HOST_PATH_ERROR;
+	blk_mq_start_request(rq);
+	nvfab_complete_rq(rq);
+	return BLK_STS_OK;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_fail_nonready);
+
+/**
+ * nvfab_map_queues() - map CPUs to the hardware queues of an I/O tag set
+ * @set: the controller's I/O tag set (driver_data is the controller)
+ *
+ * With write queues, HCTX_TYPE_DEFAULT (writes and everything else) uses
+ * queues 1..nr_write_queues and HCTX_TYPE_READ the read queues after them;
+ * otherwise both types share the read queues.
+ *
+ * Context: may sleep (blk_mq_ops.map_queues).
+ */
+void nvfab_map_queues(struct blk_mq_tag_set *set)
+{
+	struct nvfab_ctrl *ctrl = set->driver_data;
+	struct blk_mq_queue_map *def = &set->map[HCTX_TYPE_DEFAULT];
+	struct blk_mq_queue_map *read = &set->map[HCTX_TYPE_READ];
+
+	if (ctrl->nr_write_queues) {
+		def->nr_queues = ctrl->nr_write_queues;
+		def->queue_offset = 0;
+		read->nr_queues = ctrl->nr_read_queues;
+		read->queue_offset = ctrl->nr_write_queues;
+	} else {
+		def->nr_queues = ctrl->nr_read_queues;
+		def->queue_offset = 0;
+		read->nr_queues = ctrl->nr_read_queues;
+		read->queue_offset = 0;
+	}
+	blk_mq_map_queues(def);
+	blk_mq_map_queues(read);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_map_queues);
+
+/**
+ * nvfab_submit_sync_cmd() - send a command and wait for its completion
+ * @q: admin queue, or the I/O connect queue
+ * @cmd: the SQE to send (copied)
+ * @result: where to store CQE Dword 0/1, or NULL
+ * @buf: kernel buffer for the data, or NULL
+ * @bufflen: bytes of @buf
+ * @qid: hardware queue (1-based for I/O), or NVME_QID_ANY
+ * @at_head: insert at the head of the queue
+ * @flags: BLK_MQ_REQ_* flags for the allocation
+ *
+ * The command is never retried.
+ *
+ * Context: may sleep.
+ * Return: 0, a positive NVMe status (SCT/SC/DNR) from the target, or a
+ * negative errno: -EINTR if it was cancelled by a queue teardown, -ENOMEM,
+ * -EWOULDBLOCK (no tag with BLK_MQ_REQ_NOWAIT) or -EIO.
+ */
+int nvfab_submit_sync_cmd(struct request_queue *q, struct nvme_command *cmd,
+			  union nvme_result *result, void *buf,
+			  unsigned int bufflen, int qid, bool at_head,
+			  blk_mq_req_flags_t flags)
+{
+	enum req_op op = nvme_is_write(cmd) ? REQ_OP_DRV_OUT : REQ_OP_DRV_IN;
+	struct nvfab_request *req;
+	struct request *rq;
+	blk_status_t sts;
+	int ret;
+
+	if (qid == NVME_QID_ANY)
+		rq = blk_mq_alloc_request(q, op, flags);
+	else
+		rq = blk_mq_alloc_request_hctx(q, op, flags, qid - 1);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+
+	req = nvfab_req(rq);
+	memcpy(req->cmd, cmd, sizeof(*cmd));
+	req->flags = 0;
+	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
+	rq->timeout = NVFAB_ADMIN_TIMEOUT;
+	if (buf && bufflen) {
+		ret = blk_rq_map_kern(q, rq, buf, bufflen, GFP_KERNEL);
+		if (ret)
+			goto out_free;
+	}
+
+	sts = blk_execute_rq(rq, at_head);
+	if (result)
+		*result = req->result;
+	if (req->flags & NVFAB_REQ_CANCELLED)
+		ret = -EINTR;
+	else if (req->status)
+		ret = req->status;
+	else if (sts)
+		ret = blk_status_to_errno(sts);
+	else
+		ret = 0;
+out_free:
+	blk_mq_free_request(rq);
+	return ret;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_submit_sync_cmd);
+
+/**
+ * nvfab_identify() - send an Identify command (NVMe Base 2.0, 5.17)
+ * @ctrl: the controller
+ * @cns: Controller or Namespace Structure
+ * @nsid: Namespace ID, or 0
+ * @buf: destination, at least @len bytes
+ * @len: bytes to transfer (4096 for every CNS nvfab uses)
+ *
+ * Context: may sleep.
+ * Return: see nvfab_submit_sync_cmd().
+ */
+int nvfab_identify(struct nvfab_ctrl *ctrl, u8 cns, u32 nsid, void *buf,
+		   unsigned int len)
+{
+	struct nvme_command c = { };
+
+	c.identify.opcode = nvme_admin_identify;
+	c.identify.nsid = cpu_to_le32(nsid);
+	c.identify.cns = cns;
+	return nvfab_submit_sync_cmd(ctrl->admin_q, &c, NULL, buf, len,
+				     NVME_QID_ANY, false, 0);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_identify);
+
+static int nvfab_set_features(struct nvfab_ctrl *ctrl, u8 fid, u32 dword11,
+			      u32 *result)
+{
+	struct nvme_command c = { };
+	union nvme_result res = { };
+	int ret;
+
+	c.features.opcode = nvme_admin_set_features;
+	c.features.fid = cpu_to_le32(fid);
+	c.features.dword11 = cpu_to_le32(dword11);
+	ret = nvfab_submit_sync_cmd(ctrl->admin_q, &c, &res, NULL, 0,
+				    NVME_QID_ANY, false, 0);
+	if (result)
+		*result = le32_to_cpu(res.u32);
+	return ret;
+}
+
+/* ---- enable, shutdown, identify ---- */
+
+static int nvfab_wait_csts(struct nvfab_ctrl *ctrl, u32 mask, u32 val,
+			   unsigned int timeout_ms, const char *what)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	u32 csts;
+	int ret;
+
+	for (;;) {
+		ret = nvfab_reg_read32(ctrl, NVME_REG_CSTS, &csts);
+		if (ret)
+			return ret < 0 ? ret : -EIO;
+		if (csts == ~0U || (csts & NVME_CSTS_CFS)) {
+			dev_err(ctrl->device, "controller fatal status while %s\n",
+				what);
+			return -ENODEV;
+		}
+		if ((csts & mask) == val)
+			return 0;
+		if (time_after(jiffies, deadline)) {
+			dev_err(ctrl->device, "timed out after %u ms %s\n",
+				timeout_ms, what);
+			return -ETIMEDOUT;
+		}
+		msleep(20);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+	}
+}
+
+/* NVMe Base 2.0, 3.5.1: controller initialisation over a fabric. */
+static int nvfab_enable_ctrl(struct nvfab_ctrl *ctrl)
+{
+	unsigned int timeout_ms;
+	int ret;
+
+	ret = nvfab_reg_read64(ctrl, NVME_REG_CAP, &ctrl->cap);
+	if (ret) {
+		dev_err(ctrl->device, "reading CAP failed: %d\n", ret);
+		return ret < 0 ? ret : -EIO;
+	}
+	ret = nvfab_reg_read32(ctrl, NVME_REG_VS, &ctrl->vs);
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+
+	ctrl->sqsize = min_t(u32, NVME_CAP_MQES(ctrl->cap),
+			     ctrl->opts->queue_size - 1);
+	if (!(NVME_CAP_CSS(ctrl->cap) & NVME_CAP_CSS_NVM) &&
+	    !ctrl->opts->discovery_nqn) {
+		dev_err(ctrl->device, "controller lacks the NVM command set\n");
+		return -EINVAL;
+	}
+
+	ctrl->ctrl_config = NVME_CC_CSS_NVM | NVME_CC_AMS_RR |
+			    NVME_CC_SHN_NONE | NVME_CC_IOSQES |
+			    NVME_CC_IOCQES | NVME_CC_ENABLE;
+	ret = nvfab_reg_write32(ctrl, NVME_REG_CC, ctrl->ctrl_config);
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+
+	/* CAP.TO is in 500 ms units; 0 would be a broken target. */
+	timeout_ms = (max_t(u32, NVME_CAP_TIMEOUT(ctrl->cap), 1) + 1) * 500;
+	return nvfab_wait_csts(ctrl, NVME_CSTS_RDY, NVME_CSTS_RDY, timeout_ms,
+			       "waiting for CSTS.RDY");
+}
+
+static void nvfab_shutdown_ctrl(struct nvfab_ctrl *ctrl)
+{
+	ctrl->ctrl_config &= ~NVME_CC_SHN_MASK;
+	ctrl->ctrl_config |= NVME_CC_SHN_NORMAL;
+	if (nvfab_reg_write32(ctrl, NVME_REG_CC, ctrl->ctrl_config))
+		return;
+	nvfab_wait_csts(ctrl, NVME_CSTS_SHST_MASK, NVME_CSTS_SHST_CMPLT,
+			NVFAB_SHUTDOWN_TIMEOUT * 1000, "shutting down");
+}
+
+/* Copy a fixed-width, space- or NUL-padded identify string. */
+static void nvfab_copy_id_str(char *dst, const char *src, size_t len)
+{
+	size_t n = strnlen(src, len);
+
+	while (n && src[n - 1] == ' ')
+		n--;
+	memcpy(dst, src, n);
+	if (n < len)
+		dst[n] = '\0';
+}
+
+/* Identify Controller and the limits nvfab takes from it (untrusted). */
+static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
+{
+	struct nvfab_ctrl_options *opts = ctrl->opts;
+	char nqn[NVMF_NQN_FIELD_LEN + 1];
+	struct nvme_id_ctrl *id;
+	u32 max_bytes;
+	int ret;
+
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return -ENOMEM;
+	ret = nvfab_identify(ctrl, NVME_ID_CNS_CTRL, 0, id, sizeof(*id));
+	if (ret) {
+		dev_err(ctrl->device, "Identify Controller failed: %d\n", ret);
+		ret = ret < 0 ? ret : -EIO;
+		goto out_free;
+	}
+
+	memcpy(nqn, id->subnqn, NVMF_NQN_FIELD_LEN);
+	nqn[NVMF_NQN_FIELD_LEN] = '\0';
+	if (strnlen(nqn, NVMF_NQN_SIZE) >= NVMF_NQN_SIZE) {
+		dev_err(ctrl->device, "Identify: SUBNQN not terminated within %d bytes\n",
+			NVMF_NQN_SIZE);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (!opts->discovery_nqn && strcmp(nqn, opts->subsysnqn)) {
+		dev_err(ctrl->device, "Identify: SUBNQN '%s' is not the NQN connected to ('%s')\n",
+			nqn, opts->subsysnqn);
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (!opts->discovery_nqn && le32_to_cpu(id->ioccsz) < 4) {
+		dev_err(ctrl->device, "Identify: IOCCSZ %u is below the 64-byte SQE\n",
+			le32_to_cpu(id->ioccsz));
+		ret = -EINVAL;
+		goto out_free;
+	}
+	if (!(le32_to_cpu(id->sgls) & 0x3)) {
+		dev_err(ctrl->device, "Identify: controller does not support SGLs\n");
+		ret = -EINVAL;
+		goto out_free;
+	}
+
+	strscpy(ctrl->subsysnqn, nqn, sizeof(ctrl->subsysnqn));
+	nvfab_copy_id_str(ctrl->serial, id->sn, sizeof(ctrl->serial));
+	nvfab_copy_id_str(ctrl->model, id->mn, sizeof(ctrl->model));
+	nvfab_copy_id_str(ctrl->firmware_rev, id->fr, sizeof(ctrl->firmware_rev));
+	ctrl->ioccsz = le32_to_cpu(id->ioccsz);
+	ctrl->iorcsz = le32_to_cpu(id->iorcsz);
+	ctrl->icdoff = le16_to_cpu(id->icdoff);
+	ctrl->kas = le16_to_cpu(id->kas);
+	ctrl->oaes = le32_to_cpu(id->oaes);
+	ctrl->ctratt_tbkas = !!(le32_to_cpu(id->ctratt) & NVME_CTRL_ATTR_TBKAS);
+	ctrl->nn = le32_to_cpu(id->nn);
+	ctrl->sgls = le32_to_cpu(id->sgls);
+	ctrl->oncs = le16_to_cpu(id->oncs);
+	ctrl->vwc = id->vwc;
+
+	/* MDTS is in units of the minimum page size (CAP.MPSMIN), 0 = none. */
+	max_bytes = SZ_8M;
+	if (id->mdts && id->mdts < 32 - 12 - NVME_CAP_MPSMIN(ctrl->cap))
+		max_bytes = min_t(u32, max_bytes,
+				  1U << (id->mdts + 12 + NVME_CAP_MPSMIN(ctrl->cap)));
+	ctrl->max_hw_sectors = max_bytes >> SECTOR_SHIFT;
+	ctrl->identified = true;
+	ret = 0;
+out_free:
+	kfree(id);
+	return ret;
+}
+
+/*
+ * Set Features, Number of Queues (NVMe Base 2.0, 5.27.1.5): ask for the
+ * queues the options want and split what is granted into write and read
+ * queues, write queues shrinking first.
+ */
+static int nvfab_set_queue_count(struct nvfab_ctrl *ctrl)
+{
+	struct nvfab_ctrl_options *opts = ctrl->opts;
+	unsigned int want = opts->nr_io_queues + opts->nr_write_queues;
+	unsigned int granted;
+	u32 result;
+	int ret;
+
+	ctrl->nr_read_queues = 0;
+	ctrl->nr_write_queues = 0;
+	ctrl->queue_count = 1;
+	if (!want)
+		return 0;
+
+	ret = nvfab_set_features(ctrl, NVME_FEAT_NUM_QUEUES,
+				 (want - 1) | ((want - 1) << 16), &result);
+	if (ret) {
+		dev_err(ctrl->device, "Set Features (Number of Queues) failed: %d\n",
+			ret);
+		return ret < 0 ? ret : -EIO;
+	}
+	granted = min(result & 0xffff, result >> 16) + 1;
+	granted = min(granted, want);
+	ctrl->nr_write_queues = min(opts->nr_write_queues,
+				    granted > 1 ? granted / 2 : 0);
+	ctrl->nr_read_queues = granted - ctrl->nr_write_queues;
+	ctrl->queue_count = granted + 1;
+	if (granted < want)
+		dev_info(ctrl->device, "controller granted %u of %u I/O queues\n",
+			 granted, want);
+	return 0;
+}
+
+/* Enable the asynchronous events nvfab handles (NVMe Base 2.0, 5.27.1.7). */
+static void nvfab_enable_aen(struct nvfab_ctrl *ctrl)
+{
+	u32 supported = ctrl->oaes & (NVME_AEN_CFG_NS_ATTR |
+				      NVME_AEN_CFG_ANA_CHANGE |
+				      NVME_AEN_CFG_DISC_CHANGE);
+	int ret;
+
+	if (!supported)
+		return;
+	ret = nvfab_set_features(ctrl, NVME_FEAT_ASYNC_EVENT, supported, NULL);
+	if (ret)
+		dev_warn(ctrl->device, "enabling AENs 0x%x failed: %d\n",
+			 supported, ret);
+}
+
+/* ---- keep-alive (NVMe Base 2.0, 3.9) ---- */
+
+static unsigned long nvfab_keep_alive_delay(struct nvfab_ctrl *ctrl)
+{
+	unsigned long delay = ctrl->kato * HZ / 2;
+
+	/* Traffic-based keep-alive: send twice as often, as the spec advises. */
+	if (ctrl->ctratt_tbkas)
+		delay /= 2;
+	return max(delay, 1UL);
+}
+
+static enum rq_end_io_ret nvfab_keep_alive_end_io(struct request *rq,
+						  blk_status_t status)
+{
+	struct nvfab_ctrl *ctrl = rq->end_io_data;
+	u16 nvme_status = nvfab_req(rq)->status;
+	enum nvfab_ctrl_state state;
+
+	blk_mq_free_request(rq);
+	if (status || nvme_status) {
+		dev_err(ctrl->device, "keep-alive failed (blk %d, status 0x%x)\n",
+			status, nvme_status);
+		nvfab_error_recovery(ctrl);
+		return RQ_END_IO_NONE;
+	}
+	state = nvfab_ctrl_state(ctrl);
+	if (state == NVFAB_CTRL_LIVE || state == NVFAB_CTRL_CONNECTING)
+		queue_delayed_work(nvfab_wq, &ctrl->ka_work,
+				   nvfab_keep_alive_delay(ctrl));
+	return RQ_END_IO_NONE;
+}
+
+static void nvfab_keep_alive_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(to_delayed_work(work),
+					       struct nvfab_ctrl, ka_work);
+	struct request *rq;
+
+	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_OUT,
+				  BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(rq)) {
+		/* The admin queue is frozen or gone: recovery will restart us. */
+		dev_dbg(ctrl->device, "keep-alive: no request: %ld\n",
+			PTR_ERR(rq));
+		return;
+	}
+	memset(nvfab_req(rq)->cmd, 0, sizeof(struct nvme_command));
+	nvfab_req(rq)->cmd->common.opcode = nvme_admin_keep_alive;
+	nvfab_req(rq)->flags = 0;
+	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
+	rq->timeout = ctrl->kato * HZ;
+	rq->end_io = nvfab_keep_alive_end_io;
+	rq->end_io_data = ctrl;
+	blk_execute_rq_nowait(rq, false);
+}
+
+static void nvfab_start_keep_alive(struct nvfab_ctrl *ctrl)
+{
+	if (!ctrl->kato)
+		return;
+	queue_delayed_work(nvfab_wq, &ctrl->ka_work,
+			   nvfab_keep_alive_delay(ctrl));
+}
+
+void nvfab_stop_keep_alive(struct nvfab_ctrl *ctrl)
+{
+	cancel_delayed_work_sync(&ctrl->ka_work);
+}
+
+/* ---- asynchronous events ---- */
+
+static void nvfab_async_event_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(work, struct nvfab_ctrl,
+					       async_event_work);
+
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_LIVE)
+		return;
+	ctrl->ops->submit_async_event(ctrl);
+}
+
+/**
+ * nvfab_queue_scan() - schedule a namespace scan
+ * @ctrl: the controller
+ *
+ * Context: any context.
+ * Return: 0, or -EBUSY if the controller is not live.
+ */
+int nvfab_queue_scan(struct nvfab_ctrl *ctrl)
+{
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_LIVE)
+		return -EBUSY;
+	queue_work(nvfab_wq, &ctrl->scan_work);
+	return 0;
+}
+
+/**
+ * nvfab_complete_async_event() - handle the completion of an AER
+ * @ctrl: the controller
+ * @status: CQE status, little endian, phase bit included
+ * @res: CQE Dword 0/1 (the event)
+ *
+ * Acts on the event (NVMe Base 2.0, 5.2) and re-arms the AER, unless the
+ * AER was aborted by a teardown.
+ *
+ * Context: any context.
+ */
+void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
+				union nvme_result *res)
+{
+	u16 sts = le16_to_cpu(status) >> 1;
+	u32 result = le32_to_cpu(res->u32);
+	u32 type = result & 0x7;
+	u32 info = (result >> 8) & 0xff;
+
+	if (sts != NVME_SC_SUCCESS)
+		return;	/* aborted or refused: the next connect re-arms */
+
+	ctrl->aen_result = result;
+	if (type == NVME_AER_NOTICE && info == NVME_AER_NOTICE_NS_CHANGED)
+		nvfab_queue_scan(ctrl);
+	else
+		dev_info(ctrl->device, "async event 0x%08x not handled\n",
+			 result);
+	queue_work(nvfab_wq, &ctrl->async_event_work);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_complete_async_event);
+
+/* ---- queue setup and teardown ---- */
+
+static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
+{
+	struct blk_mq_tag_set *set = &ctrl->admin_tagset;
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	set->ops = ctrl->ops->admin_mq_ops;
+	set->queue_depth = NVME_AQ_MQ_TAG_DEPTH;
+	set->reserved_tags = NVFAB_ADMIN_RESERVED;
+	set->numa_node = NUMA_NO_NODE;
+	set->cmd_size = ctrl->ops->cmd_size;
+	set->driver_data = ctrl;
+	set->nr_hw_queues = 1;
+	set->timeout = NVFAB_ADMIN_TIMEOUT;
+	set->flags = BLK_MQ_F_NO_SCHED;
+	ret = blk_mq_alloc_tag_set(set);
+	if (ret)
+		return ret;
+
+	ctrl->admin_q = blk_mq_alloc_queue(set, NULL, NULL);
+	if (IS_ERR(ctrl->admin_q)) {
+		ret = PTR_ERR(ctrl->admin_q);
+		ctrl->admin_q = NULL;
+		blk_mq_free_tag_set(set);
+		return ret;
+	}
+	ctrl->admin_tagset_live = true;
+	return 0;
+}
+
+static void nvfab_free_admin_tagset(struct nvfab_ctrl *ctrl)
+{
+	if (!ctrl->admin_tagset_live)
+		return;
+	blk_mq_destroy_queue(ctrl->admin_q);
+	blk_put_queue(ctrl->admin_q);
+	ctrl->admin_q = NULL;
+	blk_mq_free_tag_set(&ctrl->admin_tagset);
+	ctrl->admin_tagset_live = false;
+}
+
+static int nvfab_alloc_io_tagset(struct nvfab_ctrl *ctrl)
+{
+	struct blk_mq_tag_set *set = &ctrl->tagset;
+	int ret;
+
+	memset(set, 0, sizeof(*set));
+	set->ops = ctrl->ops->io_mq_ops;
+	set->queue_depth = ctrl->sqsize + 1;
+	set->reserved_tags = NVFAB_IO_RESERVED;
+	set->numa_node = NUMA_NO_NODE;
+	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->cmd_size = ctrl->ops->cmd_size;
+	set->driver_data = ctrl;
+	set->nr_hw_queues = ctrl->queue_count - 1;
+	set->timeout = NVFAB_IO_TIMEOUT;
+	set->nr_maps = 2;	/* HCTX_TYPE_DEFAULT, HCTX_TYPE_READ */
+	ret = blk_mq_alloc_tag_set(set);
+	if (ret)
+		return ret;
+
+	ctrl->connect_q = blk_mq_alloc_queue(set, NULL, NULL);
+	if (IS_ERR(ctrl->connect_q)) {
+		ret = PTR_ERR(ctrl->connect_q);
+		ctrl->connect_q = NULL;
+		blk_mq_free_tag_set(set);
+		return ret;
+	}
+	ctrl->tagset_live = true;
+	return 0;
+}
+
+static void nvfab_free_io_tagset(struct nvfab_ctrl *ctrl)
+{
+	if (!ctrl->tagset_live)
+		return;
+	blk_mq_destroy_queue(ctrl->connect_q);
+	blk_put_queue(ctrl->connect_q);
+	ctrl->connect_q = NULL;
+	blk_mq_free_tag_set(&ctrl->tagset);
+	ctrl->tagset_live = false;
+}
+
+static void nvfab_stop_io_queues(struct nvfab_ctrl *ctrl, unsigned int nr)
+{
+	unsigned int qid;
+
+	for (qid = 1; qid <= nr; qid++)
+		ctrl->ops->stop_queue(ctrl, qid);
+}
+
+static void nvfab_free_io_queues(struct nvfab_ctrl *ctrl, unsigned int nr)
+{
+	unsigned int qid;
+
+	for (qid = 1; qid <= nr; qid++)
+		ctrl->ops->free_queue(ctrl, qid);
+}
+
+static int nvfab_setup_io_queues(struct nvfab_ctrl *ctrl, bool new)
+{
+	unsigned int nr_io = ctrl->queue_count - 1, started, qid;
+	int ret;
+
+	for (started = 0; started < nr_io; started++) {
+		ret = ctrl->ops->start_queue(ctrl, started + 1);
+		if (ret)
+			goto out_stop;
+	}
+
+	if (new) {
+		ret = nvfab_alloc_io_tagset(ctrl);
+		if (ret)
+			goto out_stop;
+	} else {
+		blk_mq_update_nr_hw_queues(&ctrl->tagset, nr_io);
+	}
+
+	for (qid = 1; qid <= nr_io; qid++) {
+		ret = nvfab_connect_queue(ctrl, qid);
+		if (ret)
+			goto out_cleanup;
+	}
+	if (!new)
+		blk_mq_unquiesce_tagset(&ctrl->tagset);
+	return 0;
+
+out_cleanup:
+	nvfab_stop_io_queues(ctrl, nr_io);
+	blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request, ctrl);
+	blk_mq_tagset_wait_completed_request(&ctrl->tagset);
+	if (new)
+		nvfab_free_io_tagset(ctrl);
+	started = nr_io;
+out_stop:
+	nvfab_stop_io_queues(ctrl, started);
+	nvfab_free_io_queues(ctrl, started);
+	return ret;
+}
+
+static void nvfab_teardown_io_queues(struct nvfab_ctrl *ctrl, bool remove)
+{
+	unsigned int nr_io = ctrl->queue_count - 1;
+
+	if (!ctrl->tagset_live)
+		return;
+	blk_mq_quiesce_tagset(&ctrl->tagset);
+	nvfab_stop_io_queues(ctrl, nr_io);
+	blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request, ctrl);
+	blk_mq_tagset_wait_completed_request(&ctrl->tagset);
+	nvfab_free_io_queues(ctrl, nr_io);
+	if (remove) {
+		blk_mq_unquiesce_tagset(&ctrl->tagset);
+		nvfab_free_io_tagset(ctrl);
+	}
+}
+
+static void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
+{
+	if (!ctrl->admin_tagset_live)
+		return;
+	if (!test_and_set_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags)) {
+		blk_mq_quiesce_queue(ctrl->admin_q);
+		ctrl->ops->stop_queue(ctrl, 0);
+		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
+					nvfab_cancel_request, ctrl);
+		blk_mq_tagset_wait_completed_request(&ctrl->admin_tagset);
+		ctrl->ops->free_queue(ctrl, 0);
+	}
+	if (remove) {
+		blk_mq_unquiesce_queue(ctrl->admin_q);
+		nvfab_free_admin_tagset(ctrl);
+	}
+}
+
+/*
+ * Establish the association: admin queue, Connect, enable, Identify, I/O
+ * queues. On failure everything this call set up is torn down again (the
+ * tag sets stay when !@new).
+ */
+static int nvfab_setup_ctrl(struct nvfab_ctrl *ctrl, bool new)
+{
+	int ret;
+
+	ret = ctrl->ops->start_queue(ctrl, 0);
+	if (ret)
+		return ret;
+
+	if (new) {
+		ret = nvfab_alloc_admin_tagset(ctrl);
+		if (ret) {
+			ctrl->ops->stop_queue(ctrl, 0);
+			ctrl->ops->free_queue(ctrl, 0);
+			return ret;
+		}
+	}
+	clear_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags);
+	if (!new)
+		blk_mq_unquiesce_queue(ctrl->admin_q);
+
+	ret = nvfab_connect_queue(ctrl, 0);
+	if (ret)
+		goto out_teardown_admin;
+	ret = nvfab_enable_ctrl(ctrl);
+	if (ret)
+		goto out_teardown_admin;
+	ret = nvfab_init_identify(ctrl);
+	if (ret)
+		goto out_teardown_admin;
+
+	/* KATO was sent in the admin Connect; remember what is in force. */
+	ctrl->kato = ctrl->opts->kato;
+
+	ret = nvfab_set_queue_count(ctrl);
+	if (ret)
+		goto out_teardown_admin;
+	if (ctrl->queue_count > 1) {
+		ret = nvfab_setup_io_queues(ctrl, new || !ctrl->tagset_live);
+		if (ret)
+			goto out_teardown_admin;
+	}
+	return 0;
+
+out_teardown_admin:
+	nvfab_teardown_admin_queue(ctrl, new);
+	return ret;
+}
+
+static void nvfab_start_ctrl(struct nvfab_ctrl *ctrl)
+{
+	nvfab_start_keep_alive(ctrl);
+	nvfab_enable_aen(ctrl);
+	queue_work(nvfab_wq, &ctrl->async_event_work);
+	nvfab_queue_scan(ctrl);
+	nvfab_kick_requeue_lists(ctrl);
+}
+
+static void nvfab_stop_ctrl(struct nvfab_ctrl *ctrl)
+{
+	nvfab_stop_keep_alive(ctrl);
+	cancel_work_sync(&ctrl->async_event_work);
+	cancel_delayed_work_sync(&ctrl->failfast_work);
+}
+
+/**
+ * nvfab_start_new_ctrl() - connect a controller for the first time
+ * @ctrl: a controller set up by nvfab_init_ctrl()
+ *
+ * Context: may sleep for the whole connect sequence.
+ * Return: 0 when the controller is live; a negative errno, or the
+ * positive NVMe status of the command that failed turned into -EIO. On
+ * failure nothing is left set up but what nvfab_init_ctrl() did.
+ */
+int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
+{
+	int ret;
+
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
+		return -EBUSY;
+	ret = nvfab_setup_ctrl(ctrl, true);
+	if (ret)
+		return ret < 0 ? ret : -EIO;
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE)) {
+		/* deleted while connecting: the delete path cleans up */
+		return 0;
+	}
+	dev_info(ctrl->device, "new ctrl: NQN \"%s\", addr %s, %u I/O queues\n",
+		 ctrl->subsysnqn, ctrl->opts->traddr ? ctrl->opts->traddr : "",
+		 ctrl->queue_count - 1);
+	nvfab_start_ctrl(ctrl);
+	return 0;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_start_new_ctrl);
+
+/* ---- error recovery, reconnect, reset ---- */
+
+static void nvfab_failfast_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(to_delayed_work(work),
+					       struct nvfab_ctrl, failfast_work);
+
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
+		return;
+	set_bit(NVFAB_CTRL_FAILFAST_EXPIRED, &ctrl->flags);
+	dev_info(ctrl->device, "fast_io_fail_tmo expired: failing queued I/O\n");
+	nvfab_kick_requeue_lists(ctrl);
+	if (ctrl->tagset_live)
+		blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request,
+					ctrl);
+}
+
+static bool nvfab_should_reconnect(struct nvfab_ctrl *ctrl)
+{
+	int max = ctrl->opts->max_reconnects;
+
+	return max == -1 || ctrl->nr_reconnects < max;
+}
+
+static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl,
+				      unsigned long delay)
+{
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
+		return;
+	if (nvfab_should_reconnect(ctrl)) {
+		dev_info(ctrl->device, "reconnecting in %lu s\n", delay / HZ);
+		queue_delayed_work(nvfab_reset_wq, &ctrl->connect_work, delay);
+	} else {
+		dev_info(ctrl->device, "ctrl_loss_tmo %d s reached: removing controller\n",
+			 ctrl->opts->ctrl_loss_tmo);
+		nvfab_delete_ctrl(ctrl);
+	}
+}
+
+static void nvfab_connect_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(to_delayed_work(work),
+					       struct nvfab_ctrl, connect_work);
+	int ret;
+
+	ctrl->nr_reconnects++;
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
+		return;
+	ret = nvfab_setup_ctrl(ctrl, false);
+	if (ret) {
+		dev_info(ctrl->device, "reconnect attempt %d failed: %d\n",
+			 ctrl->nr_reconnects, ret);
+		nvfab_reconnect_or_remove(ctrl,
+					  ctrl->opts->reconnect_delay * HZ);
+		return;
+	}
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE))
+		return;	/* deleted meanwhile */
+	dev_info(ctrl->device, "reconnected after %d attempt(s)\n",
+		 ctrl->nr_reconnects);
+	ctrl->nr_reconnects = 0;
+	cancel_delayed_work(&ctrl->failfast_work);
+	clear_bit(NVFAB_CTRL_FAILFAST_EXPIRED, &ctrl->flags);
+	nvfab_start_ctrl(ctrl);
+}
+
+/* Tear the association down, keeping tag sets, and let queued I/O wait. */
+static void nvfab_teardown_for_reconnect(struct nvfab_ctrl *ctrl)
+{
+	nvfab_stop_ctrl(ctrl);
+	flush_work(&ctrl->scan_work);
+	nvfab_teardown_io_queues(ctrl, false);
+	/* Let requests reach queue_rq: they wait, or fail after failfast. */
+	if (ctrl->tagset_live)
+		blk_mq_unquiesce_tagset(&ctrl->tagset);
+	nvfab_teardown_admin_queue(ctrl, false);
+	blk_mq_unquiesce_queue(ctrl->admin_q);
+	if (ctrl->opts->fast_io_fail_tmo >= 0)
+		queue_delayed_work(nvfab_wq, &ctrl->failfast_work,
+				   ctrl->opts->fast_io_fail_tmo * HZ);
+}
+
+static void nvfab_err_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(work, struct nvfab_ctrl,
+					       err_work);
+
+	nvfab_teardown_for_reconnect(ctrl);
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
+		return;	/* being deleted */
+	ctrl->nr_reconnects = 0;
+	nvfab_reconnect_or_remove(ctrl, ctrl->opts->reconnect_delay * HZ);
+}
+
+static void nvfab_reset_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(work, struct nvfab_ctrl,
+					       reset_work);
+
+	nvfab_teardown_for_reconnect(ctrl);
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
+		return;
+	ctrl->nr_reconnects = 0;
+	/* A reset reconnects at once; failures then follow reconnect_delay. */
+	queue_delayed_work(nvfab_reset_wq, &ctrl->connect_work, 0);
+}
+
+/**
+ * nvfab_error_recovery() - start recovering a controller after an error
+ * @ctrl: the controller
+ *
+ * Moves LIVE to RESETTING and queues the teardown and reconnect.
+ *
+ * Context: any context.
+ * Return: true if this call started recovery, false if the controller was
+ * not live (recovery or deletion already under way).
+ */
+bool nvfab_error_recovery(struct nvfab_ctrl *ctrl)
+{
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_RESETTING))
+		return false;
+	dev_warn(ctrl->device, "starting error recovery\n");
+	queue_work(nvfab_reset_wq, &ctrl->err_work);
+	return true;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_error_recovery);
+
+/**
+ * nvfab_reset_ctrl() - reset a live controller and wait for the outcome
+ * @ctrl: the controller
+ *
+ * Context: may sleep.
+ * Return: 0 when the controller is live again, -EBUSY if it was not live,
+ * -ENETRESET if it is not live after the first reconnect attempt.
+ */
+int nvfab_reset_ctrl(struct nvfab_ctrl *ctrl)
+{
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_RESETTING))
+		return -EBUSY;
+	queue_work(nvfab_reset_wq, &ctrl->reset_work);
+	flush_work(&ctrl->reset_work);
+	flush_delayed_work(&ctrl->connect_work);
+	return nvfab_ctrl_state(ctrl) == NVFAB_CTRL_LIVE ? 0 : -ENETRESET;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_reset_ctrl);
+
+/* ---- deletion ---- */
+
+static void nvfab_do_delete_ctrl(struct nvfab_ctrl *ctrl)
+{
+	bool admin_live;
+
+	cancel_work_sync(&ctrl->err_work);
+	cancel_work_sync(&ctrl->reset_work);
+	cancel_delayed_work_sync(&ctrl->connect_work);
+	nvfab_stop_ctrl(ctrl);
+	flush_work(&ctrl->scan_work);
+
+	nvfab_remove_namespaces(ctrl);
+
+	admin_live = ctrl->admin_tagset_live &&
+		     !test_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags);
+	nvfab_teardown_io_queues(ctrl, true);
+	if (admin_live)
+		nvfab_shutdown_ctrl(ctrl);
+	nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_DELETING_NOIO);
+	nvfab_teardown_admin_queue(ctrl, true);
+	nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_DEAD);
+	dev_info(ctrl->device, "removed controller for NQN \"%s\"\n",
+		 ctrl->opts->subsysnqn);
+	nvfab_uninit_ctrl(ctrl);
+	nvfab_put_ctrl(ctrl);
+}
+
+static void nvfab_delete_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(work, struct nvfab_ctrl,
+					       delete_work);
+
+	nvfab_do_delete_ctrl(ctrl);
+}
+
+/**
+ * nvfab_delete_ctrl() - queue the removal of a controller
+ * @ctrl: the controller
+ *
+ * Context: any context.
+ * Return: 0 if the removal was queued, -EBUSY if it already is.
+ */
+int nvfab_delete_ctrl(struct nvfab_ctrl *ctrl)
+{
+	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_DELETING))
+		return -EBUSY;
+	if (!queue_work(nvfab_delete_wq, &ctrl->delete_work))
+		return -EBUSY;
+	return 0;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_delete_ctrl);
+
+/**
+ * nvfab_delete_ctrl_sync() - remove a controller and wait until it is gone
+ * @ctrl: the controller
+ *
+ * Context: may sleep; not from a work item on nvfab_delete_wq.
+ * Return: 0, or -EBUSY if another deletion was already under way.
+ */
+int nvfab_delete_ctrl_sync(struct nvfab_ctrl *ctrl)
+{
+	int ret = 0;
+
+	get_device(ctrl->device);
+	if (nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_DELETING))
+		nvfab_do_delete_ctrl(ctrl);
+	else
+		ret = -EBUSY;
+	put_device(ctrl->device);
+	return ret;
+}
+
+/* ---- character device /dev/nvfabN ---- */
+
+static int nvfab_dev_open(struct inode *inode, struct file *file)
+{
+	struct nvfab_ctrl *ctrl = container_of(inode->i_cdev,
+					       struct nvfab_ctrl, cdev);
+
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_LIVE:
+		break;
+	default:
+		return -EWOULDBLOCK;
+	}
+	if (!try_module_get(ctrl->ops->module))
+		return -EINVAL;
+	get_device(ctrl->device);
+	file->private_data = ctrl;
+	return 0;
+}
+
+static int nvfab_dev_release(struct inode *inode, struct file *file)
+{
+	struct nvfab_ctrl *ctrl = file->private_data;
+	struct module *owner = ctrl->ops->module;
+
+	put_device(ctrl->device);
+	module_put(owner);
+	return 0;
+}
+
+static const struct file_operations nvfab_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nvfab_dev_open,
+	.release	= nvfab_dev_release,
+	.unlocked_ioctl	= nvfab_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
+
+/* ---- controller init and release ---- */
+
+static void nvfab_free_ctrl(struct device *dev)
+{
+	struct nvfab_ctrl *ctrl = container_of(dev, struct nvfab_ctrl,
+					       ctrl_device);
+
+	nvfab_instance_put(ctrl->instance);
+	ctrl->ops->free_ctrl(ctrl);
+}
+
+/**
+ * nvfab_init_ctrl() - initialise the core part of a new controller
+ * @ctrl: zeroed controller embedded in the transport's structure
+ * @parent: parent device (the fabrics control device)
+ * @ops: the transport's operations
+ * @opts: connect options; the controller owns them from now on
+ *
+ * Creates /dev/nvfabN and its sysfs directory. On success the controller
+ * is reference counted; the last nvfab_put_ctrl() calls @ops->free_ctrl.
+ *
+ * Context: may sleep.
+ * Return: 0, or -ENOMEM, -ENOSPC or a device_add() error; on error nothing
+ * is registered and the caller frees @ctrl itself.
+ */
+int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
+		    const struct nvfab_ctrl_ops *ops,
+		    struct nvfab_ctrl_options *opts)
+{
+	int ret;
+
+	ctrl->ops = ops;
+	ctrl->opts = opts;
+	ctrl->state = NVFAB_CTRL_NEW;
+	spin_lock_init(&ctrl->lock);
+	init_waitqueue_head(&ctrl->state_wq);
+	mutex_init(&ctrl->scan_lock);
+	init_rwsem(&ctrl->namespaces_rwsem);
+	INIT_LIST_HEAD(&ctrl->namespaces);
+	INIT_WORK(&ctrl->scan_work, nvfab_scan_work);
+	INIT_WORK(&ctrl->async_event_work, nvfab_async_event_work);
+	INIT_WORK(&ctrl->err_work, nvfab_err_work);
+	INIT_WORK(&ctrl->reset_work, nvfab_reset_work);
+	INIT_WORK(&ctrl->delete_work, nvfab_delete_work);
+	INIT_DELAYED_WORK(&ctrl->ka_work, nvfab_keep_alive_work);
+	INIT_DELAYED_WORK(&ctrl->connect_work, nvfab_connect_work);
+	INIT_DELAYED_WORK(&ctrl->failfast_work, nvfab_failfast_work);
+
+	ret = nvfab_instance_get();
+	if (ret < 0)
+		return ret;
+	ctrl->instance = ret;
+
+	ctrl->device = &ctrl->ctrl_device;
+	device_initialize(ctrl->device);
+	ctrl->device->devt = MKDEV(MAJOR(nvfab_chr_devt), ctrl->instance);
+	ctrl->device->class = &nvfab_class;
+	ctrl->device->parent = parent;
+	ctrl->device->groups = nvfab_ctrl_attr_groups;
+	ctrl->device->release = nvfab_free_ctrl;
+	dev_set_drvdata(ctrl->device, ctrl);
+	ret = dev_set_name(ctrl->device, "nvfab%d", ctrl->instance);
+	if (ret)
+		goto out_put_instance;
+
+	cdev_init(&ctrl->cdev, &nvfab_dev_fops);
+	ctrl->cdev.owner = ops->module;
+	ret = cdev_device_add(&ctrl->cdev, ctrl->device);
+	if (ret)
+		goto out_free_name;
+	return 0;
+
+out_free_name:
+	kfree_const(ctrl->device->kobj.name);
+	ctrl->device->kobj.name = NULL;
+out_put_instance:
+	nvfab_instance_put(ctrl->instance);
+	return ret;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_init_ctrl);
+
+/**
+ * nvfab_uninit_ctrl() - remove /dev/nvfabN and the sysfs directory
+ * @ctrl: the controller
+ *
+ * Context: may sleep.
+ */
+void nvfab_uninit_ctrl(struct nvfab_ctrl *ctrl)
+{
+	cdev_device_del(&ctrl->cdev, ctrl->device);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_uninit_ctrl);
+
+/**
+ * nvfab_put_ctrl() - drop a controller reference
+ * @ctrl: the controller
+ *
+ * Context: may sleep (the last put frees the controller).
+ */
+void nvfab_put_ctrl(struct nvfab_ctrl *ctrl)
+{
+	put_device(ctrl->device);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_put_ctrl);
+
+/**
+ * nvfab_abort_new_ctrl() - undo nvfab_init_ctrl() after a failed start
+ * @ctrl: a controller whose nvfab_start_new_ctrl() failed
+ *
+ * Removes the device and drops the initial reference, which frees the
+ * controller through @ops->free_ctrl.
+ *
+ * Context: may sleep.
+ */
+void nvfab_abort_new_ctrl(struct nvfab_ctrl *ctrl)
+{
+	nvfab_uninit_ctrl(ctrl);
+	nvfab_put_ctrl(ctrl);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_abort_new_ctrl);
 
 static int __init nvfab_core_init(void)
 {
@@ -84,10 +1592,13 @@ static int __init nvfab_core_init(void)
 	if (!nvfab_delete_wq)
 		goto out_destroy_reset_wq;
 
+	ret = alloc_chrdev_region(&nvfab_chr_devt, 0, NVFAB_MINORS, "nvfab");
+	if (ret)
+		goto out_destroy_delete_wq;
 	ret = class_register(&nvfab_class);
 	if (ret) {
 		pr_err("cannot register class %s: %d\n", nvfab_class.name, ret);
-		goto out_destroy_delete_wq;
+		goto out_unregister_chrdev;
 	}
 	ret = class_register(&nvfab_subsys_class);
 	if (ret) {
@@ -99,6 +1610,8 @@ static int __init nvfab_core_init(void)
 
 out_unregister_class:
 	class_unregister(&nvfab_class);
+out_unregister_chrdev:
+	unregister_chrdev_region(nvfab_chr_devt, NVFAB_MINORS);
 out_destroy_delete_wq:
 	destroy_workqueue(nvfab_delete_wq);
 out_destroy_reset_wq:
@@ -113,6 +1626,7 @@ static void __exit nvfab_core_exit(void)
 {
 	class_unregister(&nvfab_subsys_class);
 	class_unregister(&nvfab_class);
+	unregister_chrdev_region(nvfab_chr_devt, NVFAB_MINORS);
 	destroy_workqueue(nvfab_delete_wq);
 	destroy_workqueue(nvfab_reset_wq);
 	destroy_workqueue(nvfab_wq);

@@ -1,33 +1,248 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nvfab core: controller objects, device classes and workqueues shared by
- * every nvfab module.
+ * nvfab core: controllers, their state machine, admin commands, namespaces
+ * and the boundary (struct nvfab_ctrl_ops) that transports implement.
+ *
+ * Wire structures come from the kernel's public <linux/nvme.h>.
  */
 #ifndef _NVFAB_CORE_H
 #define _NVFAB_CORE_H
 
+#include <linux/blk-mq.h>
+#include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/kref.h>
+#include <linux/nvme.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+struct nvfab_ctrl;
 struct nvfab_ctrl_options;
 
 /**
- * struct nvfab_ctrl - an NVMe controller reached over a fabric
- * @instance:	N of /dev/nvfabN, unique while the controller exists
- * @cntlid:	Controller ID returned by the target in the Connect response
- * @opts:	the connect options this controller was created from, owned
+ * enum nvfab_ctrl_state - controller states
+ * @NVFAB_CTRL_NEW:		allocated, never connected
+ * @NVFAB_CTRL_CONNECTING:	(re)establishing the association
+ * @NVFAB_CTRL_LIVE:		connected; I/O flows
+ * @NVFAB_CTRL_RESETTING:	tearing the association down after an error or
+ *				a reset request, before reconnecting
+ * @NVFAB_CTRL_DELETING:	being removed; may still send admin commands
+ *				(shutdown)
+ * @NVFAB_CTRL_DELETING_NOIO:	being removed; no command may be sent
+ * @NVFAB_CTRL_DEAD:		removed; waiting for the last reference
  */
-struct nvfab_ctrl {
-	int				instance;
-	u16				cntlid;
-	struct nvfab_ctrl_options	*opts;
+enum nvfab_ctrl_state {
+	NVFAB_CTRL_NEW,
+	NVFAB_CTRL_CONNECTING,
+	NVFAB_CTRL_LIVE,
+	NVFAB_CTRL_RESETTING,
+	NVFAB_CTRL_DELETING,
+	NVFAB_CTRL_DELETING_NOIO,
+	NVFAB_CTRL_DEAD,
 };
 
+/* Bits of nvfab_request.flags. */
+#define NVFAB_REQ_CANCELLED	BIT(0)	/* completed by the host, not the target */
+#define NVFAB_REQ_USERCMD	BIT(1)	/* passthrough from user space */
+
+/* "any hardware queue" for nvfab_submit_sync_cmd() */
+#define NVME_QID_ANY		-1
+
+/* Retries of a command that failed with a retryable status. */
+#define NVFAB_MAX_RETRIES	5
+
+/**
+ * struct nvfab_request - the core's part of every request's PDU
+ * @cmd:	the SQE, stored inside the transport's PDU (set in init_request)
+ * @result:	CQE Dword 0/1
+ * @status:	CQE status (SCT/SC/DNR/MORE, phase bit removed), or a host
+ *		status such as NVME_SC_HOST_ABORTED_CMD
+ * @retries:	times this request has been requeued
+ * @flags:	NVFAB_REQ_*
+ * @ctrl:	the controller the request belongs to
+ *
+ * Transports put this first in their per-request PDU (blk-mq cmd_size).
+ */
+struct nvfab_request {
+	struct nvme_command	*cmd;
+	union nvme_result	result;
+	u16			status;
+	u8			retries;
+	u8			flags;
+	u8			genctr;
+	struct nvfab_ctrl	*ctrl;
+};
+
+static inline struct nvfab_request *nvfab_req(struct request *rq)
+{
+	return blk_mq_rq_to_pdu(rq);
+}
+
 /*
- * Workqueues. nvfab_wq runs scans, AEN handling and keep-alive; reset work
- * runs on nvfab_reset_wq and deletion on nvfab_delete_wq, so that a delete
- * may flush a reset and a reset may flush scan work, never the reverse.
+ * Command Identifiers: the blk-mq tag in bits 0-11 and a 4-bit generation
+ * in bits 12-15, so that a CID echoed late by a target for an earlier use
+ * of the same tag is recognised and refused.
+ */
+#define NVFAB_CID_TAG_BITS	12
+#define NVFAB_CID_TAG_MASK	((1 << NVFAB_CID_TAG_BITS) - 1)
+#define NVFAB_CID_GEN_MASK	0xf
+
+static inline u16 nvfab_cid(struct request *rq)
+{
+	return ((nvfab_req(rq)->genctr & NVFAB_CID_GEN_MASK) <<
+		NVFAB_CID_TAG_BITS) | rq->tag;
+}
+
+/**
+ * nvfab_find_rq() - the in-flight request a target-supplied CID names
+ * @tags:	tags of the queue the CID arrived on
+ * @cid:	Command Identifier from the target (untrusted)
+ *
+ * Context: any context.
+ * Return: the request, or NULL when no request has that tag or its
+ * generation does not match.
+ */
+static inline struct request *nvfab_find_rq(struct blk_mq_tags *tags, u16 cid)
+{
+	struct request *rq;
+
+	rq = blk_mq_tag_to_rq(tags, cid & NVFAB_CID_TAG_MASK);
+	if (!rq)
+		return NULL;
+	if (((cid >> NVFAB_CID_TAG_BITS) & NVFAB_CID_GEN_MASK) !=
+	    (nvfab_req(rq)->genctr & NVFAB_CID_GEN_MASK))
+		return NULL;
+	return rq;
+}
+
+/**
+ * struct nvfab_ctrl_ops - what a transport provides to the core
+ * @name:		transport name, as in sysfs "transport"
+ * @module:		owning module
+ * @admin_mq_ops:	blk-mq ops of the admin queue
+ * @io_mq_ops:		blk-mq ops of the I/O queues
+ * @cmd_size:		bytes of per-request PDU, starting with
+ *			struct nvfab_request
+ * @start_queue:	establish transport queue @qid (0 = admin): connect
+ *			and exchange the transport's initialisation PDUs. The
+ *			NVMe-oF Connect command is the core's job. May sleep.
+ *			Returns 0 or a negative errno.
+ * @stop_queue:		stop queue @qid: after it returns nothing is sent
+ *			or received on it. May sleep. Idempotent.
+ * @free_queue:		release queue @qid's resources. May sleep.
+ * @submit_async_event:	send an Asynchronous Event Request on the admin
+ *			queue, outside blk-mq. Must not sleep.
+ * @free_ctrl:		free the transport's controller. May sleep.
+ * @get_address:	print the address ("traddr=...,trsvcid=...") into
+ *			@buf of @size bytes; returns the length
+ */
+struct nvfab_ctrl_ops {
+	const char		*name;
+	struct module		*module;
+	const struct blk_mq_ops	*admin_mq_ops;
+	const struct blk_mq_ops	*io_mq_ops;
+	unsigned int		cmd_size;
+	int			(*start_queue)(struct nvfab_ctrl *ctrl, int qid);
+	void			(*stop_queue)(struct nvfab_ctrl *ctrl, int qid);
+	void			(*free_queue)(struct nvfab_ctrl *ctrl, int qid);
+	void			(*submit_async_event)(struct nvfab_ctrl *ctrl);
+	void			(*free_ctrl)(struct nvfab_ctrl *ctrl);
+	int			(*get_address)(struct nvfab_ctrl *ctrl, char *buf,
+					       int size);
+};
+
+/**
+ * struct nvfab_ctrl - an NVMe controller reached over a fabric
+ *
+ * Locks:
+ *  - @lock (spinlock) protects @state; innermost.
+ *  - @namespaces_rwsem protects @namespaces; taken before @lock, never
+ *    under it.
+ *  - @scan_lock serialises namespace scans; taken before
+ *    @namespaces_rwsem.
+ * The reference count is the one of @device; the last put frees through
+ * @ops->free_ctrl.
+ */
+struct nvfab_ctrl {
+	/* set at init, constant */
+	const struct nvfab_ctrl_ops	*ops;
+	struct nvfab_ctrl_options	*opts;
+	struct device			ctrl_device;
+	struct device			*device;	/* &ctrl_device */
+	struct cdev			cdev;
+	int				instance;
+
+	spinlock_t			lock;		/* protects state */
+	enum nvfab_ctrl_state		state;		/* protected by lock */
+	wait_queue_head_t		state_wq;
+
+	/* blk-mq */
+	struct blk_mq_tag_set		admin_tagset;
+	struct blk_mq_tag_set		tagset;
+	struct request_queue		*admin_q;
+	struct request_queue		*connect_q;	/* I/O Connects */
+	bool				admin_tagset_live;
+	bool				tagset_live;
+
+	/* from the controller; written while CONNECTING, read anywhere */
+	u16				cntlid;
+	u64				cap;
+	u32				vs;
+	u32				ctrl_config;
+	u32				queue_count;	/* admin + I/O */
+	u32				sqsize;		/* 0's based */
+	u32				max_hw_sectors;
+	u32				ioccsz;		/* 16-byte units */
+	u32				iorcsz;
+	u16				icdoff;
+	u16				kas;		/* 100 ms units */
+	u32				oaes;
+	u8				ctratt_tbkas;
+	u32				kato;		/* seconds */
+	u32				nn;
+	u32				sgls;
+	u16				oncs;
+	u8				vwc;
+	u32				scan_gen;	/* under scan_lock */
+	unsigned int			nr_read_queues;	/* HCTX_TYPE_READ/DEFAULT */
+	unsigned int			nr_write_queues; /* HCTX_TYPE_DEFAULT */
+	char				subsysnqn[NVMF_NQN_SIZE];
+	char				serial[20];
+	char				model[40];
+	char				firmware_rev[8];
+	bool				identified;
+
+	/* namespaces */
+	struct mutex			scan_lock;	/* serialises scans */
+	struct rw_semaphore		namespaces_rwsem;
+	struct list_head		namespaces;	/* protected by rwsem */
+
+	/* work; see the ordering rules at the top of core.c */
+	struct work_struct		scan_work;
+	struct work_struct		async_event_work;
+	struct work_struct		err_work;
+	struct work_struct		reset_work;
+	struct work_struct		delete_work;
+	struct delayed_work		ka_work;
+	struct delayed_work		connect_work;
+	struct delayed_work		failfast_work;
+	u32				aen_result;
+	int				nr_reconnects;
+	unsigned long			flags;
+};
+
+/* Bits of nvfab_ctrl.flags. */
+#define NVFAB_CTRL_FAILFAST_EXPIRED	0
+#define NVFAB_CTRL_ADMIN_Q_STOPPED	1
+#define NVFAB_CTRL_STOPPED		2
+
+/*
+ * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and error
+ * recovery; reset and reconnect run on nvfab_reset_wq and deletion on
+ * nvfab_delete_wq, so that a delete may flush a reset and a reset may flush
+ * scan work, never the reverse.
  */
 extern struct workqueue_struct *nvfab_wq;
 extern struct workqueue_struct *nvfab_reset_wq;
@@ -38,5 +253,53 @@ extern const struct class nvfab_subsys_class;
 
 int nvfab_instance_get(void);
 void nvfab_instance_put(int instance);
+
+static inline enum nvfab_ctrl_state nvfab_ctrl_state(struct nvfab_ctrl *ctrl)
+{
+	return READ_ONCE(ctrl->state);
+}
+
+bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
+			     enum nvfab_ctrl_state new_state);
+int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
+		    const struct nvfab_ctrl_ops *ops,
+		    struct nvfab_ctrl_options *opts);
+void nvfab_uninit_ctrl(struct nvfab_ctrl *ctrl);
+void nvfab_put_ctrl(struct nvfab_ctrl *ctrl);
+int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl);
+bool nvfab_error_recovery(struct nvfab_ctrl *ctrl);
+int nvfab_delete_ctrl(struct nvfab_ctrl *ctrl);
+int nvfab_delete_ctrl_sync(struct nvfab_ctrl *ctrl);
+void nvfab_abort_new_ctrl(struct nvfab_ctrl *ctrl);
+int nvfab_reset_ctrl(struct nvfab_ctrl *ctrl);
+const char *nvfab_ctrl_state_name(enum nvfab_ctrl_state state);
+
+/* request helpers for transports */
+blk_status_t nvfab_setup_cmd(struct request *rq);
+void nvfab_cleanup_cmd(struct request *rq);
+bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
+		       bool queue_live);
+blk_status_t nvfab_fail_nonready(struct nvfab_ctrl *ctrl, struct request *rq);
+void nvfab_complete_rq(struct request *rq);
+bool nvfab_try_complete_req(struct request *rq, __le16 status,
+			    union nvme_result result);
+bool nvfab_cancel_request(struct request *rq, void *data);
+void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
+				union nvme_result *res);
+void nvfab_map_queues(struct blk_mq_tag_set *set);
+
+/* admin commands */
+int nvfab_submit_sync_cmd(struct request_queue *q, struct nvme_command *cmd,
+			  union nvme_result *result, void *buf,
+			  unsigned int bufflen, int qid, bool at_head,
+			  blk_mq_req_flags_t flags);
+int nvfab_identify(struct nvfab_ctrl *ctrl, u8 cns, u32 nsid, void *buf,
+		   unsigned int len);
+
+/* fabrics commands (fabrics-cmd.c, in nvfab-core) */
+int nvfab_reg_read32(struct nvfab_ctrl *ctrl, u32 off, u32 *val);
+int nvfab_reg_read64(struct nvfab_ctrl *ctrl, u32 off, u64 *val);
+int nvfab_reg_write32(struct nvfab_ctrl *ctrl, u32 off, u32 val);
+int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid);
 
 #endif /* _NVFAB_CORE_H */

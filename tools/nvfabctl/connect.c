@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -190,39 +189,38 @@ struct nvf_sbuf {
 	bool	oom;
 };
 
-static void nvf_sbuf_printf(struct nvf_sbuf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void nvf_sbuf_printf(struct nvf_sbuf *b, const char *fmt, ...)
+/* Append @s; on allocation failure, remember it and do nothing more. */
+static void nvf_sbuf_add(struct nvf_sbuf *b, const char *s)
 {
-	va_list ap;
-	size_t need;
-	char *s;
-	int n;
+	size_t n = strlen(s);
+	char *p;
 
 	if (b->oom)
 		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->oom = true;
-		return;
-	}
-	need = b->len + n + 1;
-	if (need > b->cap) {
-		s = realloc(b->s, need * 2);
-		if (!s) {
+	if (b->len + n + 1 > b->cap) {
+		p = realloc(b->s, 2 * (b->len + n + 1));
+		if (!p) {
 			b->oom = true;
 			return;
 		}
-		b->s = s;
-		b->cap = need * 2;
+		b->s = p;
+		b->cap = 2 * (b->len + n + 1);
 	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
+	memcpy(b->s + b->len, s, n + 1);
 	b->len += n;
+}
+
+/* Append ",key", ",key=value" or, for the first option, "key=value". */
+static void nvf_sbuf_opt(struct nvf_sbuf *b, const char *key,
+			 const char *val)
+{
+	if (b->len)
+		nvf_sbuf_add(b, ",");
+	nvf_sbuf_add(b, key);
+	if (val) {
+		nvf_sbuf_add(b, "=");
+		nvf_sbuf_add(b, val);
+	}
 }
 
 static bool nvf_uuid_valid(const char *s)
@@ -314,17 +312,17 @@ static int nvf_host_identity(struct nvf_connect_cfg *cfg)
 
 	if (*nqn && !*id) {
 		u = strstr(*nqn, ":uuid:");
-		if (u && nvf_uuid_valid(u + 6)) {
+		if (u && nvf_uuid_valid(u + 6))
 			*id = u + 6;
-		} else if (nqn_user) {
+	}
+	if (*nqn && !*id) {
+		if (nqn_user) {
 			nvf_err("--hostnqn needs --hostid (none in %s/hostid): the kernel refuses a host NQN without its host ID",
 				etc);
 			return -1;
-		} else {
-			nvf_warn("ignoring %s/hostnqn: no host ID to pair it with",
-				 etc);
-			*nqn = NULL;
 		}
+		nvf_warn("ignoring %s/hostnqn: no host ID to pair it with", etc);
+		*nqn = NULL;
 	} else if (*id && !*nqn) {
 		if (id_user) {
 			nvf_err("--hostid needs --hostnqn (none in %s/hostnqn): the kernel refuses a host ID without its host NQN",
@@ -349,6 +347,7 @@ static int nvf_host_identity(struct nvf_connect_cfg *cfg)
 static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 {
 	const char *transport = cfg->str[NVF_STR_TRANSPORT];
+	char num[16];
 	int i;
 
 	if (!cfg->str[NVF_STR_NQN]) {
@@ -372,20 +371,19 @@ static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 			return -1;
 	}
 
-	nvf_sbuf_printf(b, "%s=%s", nvf_str_opts[0].key, cfg->str[0]);
-	for (i = 1; i < NVF_NR_STR_OPTS; i++) {
+	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
 		if (cfg->str[i])
-			nvf_sbuf_printf(b, ",%s=%s", nvf_str_opts[i].key,
-					cfg->str[i]);
+			nvf_sbuf_opt(b, nvf_str_opts[i].key, cfg->str[i]);
 	}
 	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
-		if (cfg->int_set[i])
-			nvf_sbuf_printf(b, ",%s=%d", nvf_int_opts[i].key,
-					cfg->int_val[i]);
+		if (cfg->int_set[i]) {
+			snprintf(num, sizeof(num), "%d", cfg->int_val[i]);
+			nvf_sbuf_opt(b, nvf_int_opts[i].key, num);
+		}
 	}
 	for (i = 0; i < NVF_NR_FLAG_OPTS; i++) {
 		if (cfg->flag[i])
-			nvf_sbuf_printf(b, ",%s", nvf_flag_opts[i].key);
+			nvf_sbuf_opt(b, nvf_flag_opts[i].key, NULL);
 	}
 	if (b->oom) {
 		nvf_err("out of memory");

@@ -67,10 +67,10 @@ static int nvf_disconnect_nqn(const struct nvf_ctrl *ctrls, size_t nr,
 {
 	int matched = 0, deleted = 0, ret = 0;
 	size_t i;
-	char *val;
 
 	for (i = 0; i < nr; i++) {
-		val = nvf_attr_read(ctrls[i].path, "subsysnqn");
+		char *val = nvf_attr_read(ctrls[i].path, "subsysnqn");
+
 		if (val && !strcmp(val, nqn)) {
 			matched++;
 			if (nvf_delete_ctrl(&ctrls[i]))

@@ -79,7 +79,7 @@ static void nvf_json_string(FILE *f, const char *str)
 				fputc(*s, f);
 			} else {
 				len = nvf_utf8_len(s);
-				if (0) {
+				if (!len) {
 					fputs("\\ufffd", f);
 					break;
 				}

@@ -69,7 +69,7 @@ static void nvf_human_size(unsigned long long bytes, char *buf, size_t size)
 	double v = (double)bytes;
 	size_t u = 0;
 
-	while (v >= 1000 && u < sizeof(units) / sizeof(units[0]) - 1) {
+	while (v >= 1000 && u < ARRAY_SIZE(units) - 1) {
 		v /= 1000;
 		u++;
 	}
@@ -126,13 +126,27 @@ static void nvf_row_free(struct nvf_row *row)
 	free(row->ns);
 }
 
+/* cntlid as a number, or null when missing or not a decimal number. */
+static void nvf_json_cntlid(struct nvf_json *j, const char *cntlid)
+{
+	if (cntlid) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(cntlid, &end, 10);
+		if (!errno && end != cntlid && !*end && v >= 0) {
+			nvf_json_int(j, "cntlid", v);
+			return;
+		}
+	}
+	nvf_json_str(j, "cntlid", NULL);
+}
+
 static void nvf_list_json(struct nvf_row *rows, size_t nr)
 {
 	struct nvf_json j;
-	const char *cntlid;
 	size_t i, k;
-	char *end;
-	long v;
 
 	nvf_json_init(&j, stdout);
 	nvf_json_begin(&j, NULL, '[');
@@ -143,13 +157,7 @@ static void nvf_list_json(struct nvf_row *rows, size_t nr)
 		nvf_json_str(&j, "transport", rows[i].col[NVF_COL_TRANSPORT]);
 		nvf_json_str(&j, "address", rows[i].col[NVF_COL_ADDRESS]);
 		nvf_json_str(&j, "subsysnqn", rows[i].col[NVF_COL_SUBSYSNQN]);
-		cntlid = rows[i].col[NVF_COL_CNTLID];
-		errno = 0;
-		v = cntlid ? strtol(cntlid, &end, 10) : -1;
-		if (cntlid && !errno && end != cntlid && !*end && v >= 0)
-			nvf_json_int(&j, "cntlid", v);
-		else
-			nvf_json_str(&j, "cntlid", NULL);
+		nvf_json_cntlid(&j, rows[i].col[NVF_COL_CNTLID]);
 		nvf_json_begin(&j, "namespaces", '[');
 		for (k = 0; k < rows[i].nr_ns; k++) {
 			const struct nvf_ns *ns = &rows[i].ns[k];

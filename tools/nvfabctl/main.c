@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,32 +20,6 @@
 
 const char *nvf_verb = "nvfabctl";
 
-static void nvf_vmsg(const char *prefix, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fprintf(stderr, "nvfabctl: %s: %s", nvf_verb, prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void nvf_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	nvf_vmsg("", fmt, ap);
-	va_end(ap);
-}
-
-void nvf_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	nvf_vmsg("warning: ", fmt, ap);
-	va_end(ap);
-}
-
 /*
  * getopt_long() with our own error messages: returns the option, or '?'
  * after reporting an unknown option or a missing argument. @shortopts
@@ -55,24 +28,33 @@ void nvf_warn(const char *fmt, ...)
 int nvf_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts)
 {
+	const char *arg;
 	int c;
 
 	opterr = 0;
 	c = getopt_long(argc, argv, shortopts, longopts, NULL);
-	if (c == '?' || c == ':') {
-		const char *arg = argv[optind - 1];
+	if (c != '?' && c != ':')
+		return c;
 
-		if (c == ':')
-			nvf_err("option '%s' requires an argument", arg);
-		else if (optopt && !strncmp(arg, "--", 2))
-			nvf_err("option '%s' takes no argument", arg);
-		else if (optopt)
-			nvf_err("unrecognized option '-%c'", optopt);
-		else
-			nvf_err("unrecognized option '%s'", arg);
-		return '?';
-	}
-	return c;
+	/*
+	 * A long option always consumes its argv element, so argv[optind - 1]
+	 * is the long option; a short one may sit inside a bundle ("-gn"), so
+	 * it is named by optopt. optopt is 0 for an unknown or ambiguous long
+	 * option, and a known option for one given an argument it does not
+	 * take ("--dry-run=1").
+	 */
+	arg = argv[optind - 1];
+	if (c == ':' && !strncmp(arg, "--", 2))
+		nvf_err("option '%s' requires an argument", arg);
+	else if (c == ':')
+		nvf_err("option '-%c' requires an argument", optopt);
+	else if (!optopt)
+		nvf_err("unrecognized or ambiguous option '%s'", arg);
+	else if (optopt > 255 || (optopt != ':' && strchr(shortopts, optopt)))
+		nvf_err("option '%s' takes no argument", arg);
+	else
+		nvf_err("unrecognized option '-%c'", optopt);
+	return '?';
 }
 
 /* Refuse operands left after the options: no verb takes any. */
@@ -145,13 +127,11 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_list,		nvf_list_usage },
 };
 
-#define NVF_NR_CMDS	(sizeof(nvf_cmds) / sizeof(nvf_cmds[0]))
-
 static const struct nvf_cmd *nvf_find_cmd(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NVF_NR_CMDS; i++) {
+	for (i = 0; i < ARRAY_SIZE(nvf_cmds); i++) {
 		if (!strcmp(nvf_cmds[i].name, name))
 			return &nvf_cmds[i];
 	}
@@ -163,7 +143,7 @@ static void nvf_usage(FILE *f)
 	size_t i;
 
 	fprintf(f, "usage: nvfabctl <command> [OPTIONS]\n\ncommands:\n");
-	for (i = 0; i < NVF_NR_CMDS; i++)
+	for (i = 0; i < ARRAY_SIZE(nvf_cmds); i++)
 		fprintf(f, "  %-16s %s\n", nvf_cmds[i].name,
 			nvf_cmds[i].summary);
 	fprintf(f, "  %-16s %s\n", "help [COMMAND]", "show this or a command's help");

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define NVF_EXIT_OK	0
 #define NVF_EXIT_FAIL	1
 
@@ -23,11 +25,18 @@ enum nvf_format {
 	NVF_FMT_JSON,
 };
 
-/* main.c: messages, option parsing, the verb being run */
+/* main.c: option parsing, the verb being run */
 extern const char *nvf_verb;
 
-void nvf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void nvf_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * One line on stderr: "nvfabctl: <verb>: <message>". Macros, so that the
+ * compiler checks each format string against its arguments.
+ */
+#define nvf_err(fmt, ...) \
+	fprintf(stderr, "nvfabctl: %s: " fmt "\n", nvf_verb, ##__VA_ARGS__)
+#define nvf_warn(fmt, ...) \
+	fprintf(stderr, "nvfabctl: %s: warning: " fmt "\n", nvf_verb, \
+		##__VA_ARGS__)
 int nvf_getopt(int argc, char **argv, const char *shortopts,
 	       const struct option *longopts);
 int nvf_no_operands(int argc, char **argv);

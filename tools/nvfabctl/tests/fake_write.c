@@ -3,7 +3,7 @@
  * LD_PRELOAD shim for run.sh: wraps write(2) on descriptors above 2, which
  * in nvfabctl connect is only the fabrics device.
  *
- *   NVFAB_FAKE_WRITE_LOG=FILE	append "write <bytes>" to FILE per call
+ *   NVFAB_FAKE_WRITE_LOG=FILE	append the byte count of each call to FILE
  *   NVFAB_FAKE_WRITE_ERRNO=N	fail every call with errno N
  */
 #define _GNU_SOURCE
@@ -33,7 +33,7 @@ ssize_t write(int fd, const void *buf, size_t count)
 	if (log) {
 		lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (lfd >= 0) {
-			n = snprintf(line, sizeof(line), "write %zu\n", count);
+			n = snprintf(line, sizeof(line), "%zu\n", count);
 			real_write(lfd, line, n);
 			close(lfd);
 		}

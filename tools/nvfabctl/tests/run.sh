@@ -29,7 +29,7 @@ if ! make -s -C "$TOOLDIR" >"$TMP/build.log" 2>&1; then
 	ktap_header
 	echo "1..0 # build failed"
 	sed 's/^/# /' "$TMP/build.log"
-	exit $KSFT_FAIL
+	exit "$KSFT_FAIL"
 fi
 SHIM=$TMP/fake_write.so
 if ! gcc -shared -fPIC -Wall -Wextra -Werror -o "$SHIM" "$HERE/fake_write.c" \
@@ -43,9 +43,9 @@ export NVFAB_ETC_NVME=$TMP/etc-empty
 export NVFAB_SYSFS=$TMP/no-sys
 export NVFAB_FABRICS_DEV=$TMP/no-dev
 
-# run ARGS...: run the tool; sets RC, OUT, ERR.
+# run ARGS...: run the tool (10 s at most); sets RC, OUT, ERR.
 run() {
-	"$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+	timeout 10 "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 	OUT=$(cat "$TMP/out")
 	ERR=$(cat "$TMP/err")
@@ -99,7 +99,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 107
+ktap_set_plan 112
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -170,7 +170,7 @@ expect_err "-Q beyond int" \
 expect_err "trailing junk in --tos" "expected integer argument for 'tos' but got '3x'" \
 	connect "${B[@]}" --tos 3x
 expect_err "--fast-io-fail-tmo (dashes) is not nvme-cli's spelling" \
-	"unrecognized option '--fast-io-fail-tmo'" \
+	"unrecognized or ambiguous option '--fast-io-fail-tmo'" \
 	connect "${B[@]}" --fast-io-fail-tmo 5
 expect_err "comma in -n cannot inject a key" "invalid --nqn: must not contain ','" \
 	connect -t tcp -a 192.0.2.2 -n "nqn.x:y,queue_size=8"
@@ -179,8 +179,19 @@ expect_err "newline in -a" "invalid --traddr: must not contain control character
 expect_err "empty -s" "empty value for --trsvcid" connect "${B[@]}" -s ""
 expect_err "bad -I" "invalid --hostid 'xyz': not a UUID" \
 	connect "${B[@]}" -q nqn.h:1 -I xyz
-expect_err "unknown option" "unrecognized option '--bogus'" connect "${B[@]}" --bogus
+expect_err "unknown long option" "unrecognized or ambiguous option '--bogus'" \
+	connect "${B[@]}" --bogus
+expect_err "ambiguous long option" "unrecognized or ambiguous option '--nr'" \
+	connect "${B[@]}" --nr 2
+expect_err "unknown short option in a bundle" "unrecognized option '-z'" \
+	connect "${B[@]}" --dry-run -zg
 expect_err "missing argument" "option '-n' requires an argument" connect -t tcp -n
+expect_err "missing argument at the end of a bundle" \
+	"option '-n' requires an argument" connect -t tcp -gn
+expect_err "missing argument of a long option" \
+	"option '--queue-size' requires an argument" connect "${B[@]}" --queue-size
+expect_err "argument to a flag" "option '--dry-run=1' takes no argument" \
+	connect "${B[@]}" --dry-run=1
 expect_err "bad -o" "invalid output format 'yaml'" connect "${B[@]}" -o yaml
 expect_err "stray operand" "unexpected argument 'extra'" connect "${B[@]}" extra
 expect_err "string over 4096 bytes" "option string is" \
@@ -268,7 +279,7 @@ if [ -n "$SHIM" ]; then
 	prefill ${#S} "instance=5,cntlid=1"
 	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_LOG=$TMP/wlog LD_PRELOAD=$SHIM \
 		run connect "${B[@]}"
-	[ "$RC" = 0 ] && [ "$(cat "$TMP/wlog")" = "write ${#S}" ]
+	[ "$RC" = 0 ] && [ "$(cat "$TMP/wlog")" = "${#S}" ]
 	result "exactly one write(2) of the whole string" $?
 	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=93 LD_PRELOAD=$SHIM \
 		expect_err "EPROTONOSUPPORT names the missing transport module" \
@@ -308,7 +319,7 @@ mk_ctrl 1 state=live transport=rdma address=traddr=192.0.2.3,trsvcid=4420 \
 mk_ctrl 2 state=connecting transport=tcp address=traddr=198.51.100.3,trsvcid=4420 \
 	subsysnqn=nqn.b
 mk_ctrl 3 state=live transport=tcp address=traddr=192.0.2.9 cntlid=0x10
-printf 'nqn.q"\\\t\xff\xc3\xa9\n' >"$SYS/devices/virtual/nvfab/nvfab3/subsysnqn"
+printf 'nqn.q"\\\t\x01\xff\xc3\xa9\n' >"$SYS/devices/virtual/nvfab/nvfab3/subsysnqn"
 mk_ctrl 10
 # the multipath disk of subsystem 1 (controllers 1 and 2)
 sub=$SYS/devices/virtual/nvfab-subsystem/nvfab-subsys1
@@ -366,7 +377,7 @@ result "list -o json: fields, nulls, numbers, namespaces" $?
 echo "$OUT" | python3 -c '
 import json, sys
 d = {c["name"]: c for c in json.load(sys.stdin)}
-sys.exit(0 if d["nvfab3"]["subsysnqn"] == "nqn.q\"\\\t\ufffd\u00e9" else 1)'
+sys.exit(0 if d["nvfab3"]["subsysnqn"] == "nqn.q\"\\\t\x01\ufffd\u00e9" else 1)'
 result "list -o json: quotes, backslash, control and non-UTF-8 bytes escaped" $?
 NVFAB_SYSFS=$TMP/no-sys expect_ok "list without controllers prints nothing" "" list
 NVFAB_SYSFS=$TMP/no-sys expect_ok "list -o json without controllers prints []" "[]" \

@@ -69,9 +69,8 @@ mnt() {
 $BB mount -t proc proc /proc
 case " $(</proc/cmdline) " in
 *" nvfab.debug=1 "*)
-	# shellcheck disable=SC2016,SC2154
-	PS4='+ $(read -r u _ </proc/uptime; echo "$u") '
-	set -x
+	# Trace with the guest uptime, using builtins only (no fork per line).
+	trap 'read -r _up _ </proc/uptime; echo "+ $_up $BASH_COMMAND"' DEBUG
 	;;
 esac
 mnt sysfs /sys
@@ -135,7 +134,7 @@ log "$(</proc/sys/kernel/osrelease) ($kernel kernel) up in ${up}s, running: $(<"
 export OUT NVFAB_KERNEL="$kernel"
 cd "${REPO_ROOT:-/}"
 
-trap - ERR
+trap - ERR DEBUG
 set +e
 if [ "$timeout_s" -gt 0 ]; then
 	timeout -k 10 "$timeout_s" bash "$OUT/.vm/cmd" </dev/null 2>&1 | tee "$OUT/cmd.log"

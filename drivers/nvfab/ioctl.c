@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The NVMe passthrough ioctls of <linux/nvme_ioctl.h> on /dev/nvfabN and
+ * /dev/nvfabCnN, so that nvme-cli works on nvfab's nodes unchanged.
+ */
+#include <linux/blkdev.h>
+#include <linux/nvme_ioctl.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "nvfab.h"
+
+static int nvfab_user_cmd(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
+			  struct nvme_passthru_cmd64 *uc, u64 *result)
+{
+	struct request_queue *q = ns ? ns->disk->queue : ctrl->admin_q;
+	struct nvme_command c = { };
+	struct nvfab_request *req;
+	struct bio *bio = NULL;
+	struct request *rq;
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EACCES;
+	if (uc->flags || uc->metadata || uc->metadata_len) {
+		dev_err(ctrl->device, "passthrough: flags and metadata are not supported\n");
+		return -EINVAL;
+	}
+	if (uc->opcode == nvme_fabrics_command) {
+		dev_err(ctrl->device, "passthrough: fabrics commands are the host's own\n");
+		return -EINVAL;
+	}
+	if (uc->data_len > (ctrl->max_hw_sectors << SECTOR_SHIFT))
+		return -EINVAL;
+
+	c.common.opcode = uc->opcode;
+	c.common.flags = 0;
+	c.common.nsid = cpu_to_le32(uc->nsid);
+	c.common.cdw2[0] = cpu_to_le32(uc->cdw2);
+	c.common.cdw2[1] = cpu_to_le32(uc->cdw3);
+	c.common.cdw10 = cpu_to_le32(uc->cdw10);
+	c.common.cdw11 = cpu_to_le32(uc->cdw11);
+	c.common.cdw12 = cpu_to_le32(uc->cdw12);
+	c.common.cdw13 = cpu_to_le32(uc->cdw13);
+	c.common.cdw14 = cpu_to_le32(uc->cdw14);
+	c.common.cdw15 = cpu_to_le32(uc->cdw15);
+
+	rq = blk_mq_alloc_request(q, nvme_is_write(&c) ? REQ_OP_DRV_OUT :
+						       REQ_OP_DRV_IN, 0);
+	if (IS_ERR(rq))
+		return PTR_ERR(rq);
+	req = nvfab_req(rq);
+	memcpy(req->cmd, &c, sizeof(c));
+	req->flags = NVFAB_REQ_USERCMD;
+	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
+	if (uc->timeout_ms)
+		rq->timeout = msecs_to_jiffies(uc->timeout_ms);
+
+	if (uc->data_len) {
+		ret = blk_rq_map_user(q, rq, NULL, u64_to_user_ptr(uc->addr),
+				      uc->data_len, GFP_KERNEL);
+		if (ret)
+			goto out_free;
+		bio = rq->bio;
+	}
+
+	blk_execute_rq(rq, false);
+	if (req->flags & NVFAB_REQ_CANCELLED)
+		ret = -EINTR;
+	else
+		ret = req->status;
+	*result = le64_to_cpu(req->result.u64);
+	if (bio)
+		blk_rq_unmap_user(bio);
+out_free:
+	blk_mq_free_request(rq);
+	return ret;
+}
+
+static int nvfab_passthru(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
+			  void __user *argp, bool is64)
+{
+	struct nvme_passthru_cmd64 uc = { };
+	struct nvme_passthru_cmd c32;
+	u64 result = 0;
+	int ret;
+
+	if (is64) {
+		if (copy_from_user(&uc, argp, sizeof(uc)))
+			return -EFAULT;
+	} else {
+		if (copy_from_user(&c32, argp, sizeof(c32)))
+			return -EFAULT;
+		uc.opcode = c32.opcode;
+		uc.flags = c32.flags;
+		uc.nsid = c32.nsid;
+		uc.cdw2 = c32.cdw2;
+		uc.cdw3 = c32.cdw3;
+		uc.metadata = c32.metadata;
+		uc.addr = c32.addr;
+		uc.metadata_len = c32.metadata_len;
+		uc.data_len = c32.data_len;
+		uc.cdw10 = c32.cdw10;
+		uc.cdw11 = c32.cdw11;
+		uc.cdw12 = c32.cdw12;
+		uc.cdw13 = c32.cdw13;
+		uc.cdw14 = c32.cdw14;
+		uc.cdw15 = c32.cdw15;
+		uc.timeout_ms = c32.timeout_ms;
+	}
+	if (ns && !uc.nsid)
+		uc.nsid = ns->nsid;
+
+	ret = nvfab_user_cmd(ctrl, ns, &uc, &result);
+	if (ret >= 0) {
+		if (is64) {
+			if (put_user(result, &((struct nvme_passthru_cmd64 __user *)argp)->result))
+				return -EFAULT;
+		} else if (put_user((u32)result,
+				    &((struct nvme_passthru_cmd __user *)argp)->result)) {
+			return -EFAULT;
+		}
+	}
+	return ret;
+}
+
+/**
+ * nvfab_dev_ioctl() - ioctls of /dev/nvfabN
+ * @file: the open character device
+ * @cmd: NVME_IOCTL_*
+ * @arg: user pointer or value
+ *
+ * Context: process context; may sleep.
+ * Return: 0 or a positive NVMe status for passthrough, -ENOTTY for an
+ * unknown ioctl, or another negative errno.
+ */
+long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct nvfab_ctrl *ctrl = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case NVME_IOCTL_ADMIN_CMD:
+		return nvfab_passthru(ctrl, NULL, argp, false);
+	case NVME_IOCTL_ADMIN64_CMD:
+		return nvfab_passthru(ctrl, NULL, argp, true);
+	case NVME_IOCTL_RESET:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EACCES;
+		return nvfab_reset_ctrl(ctrl);
+	case NVME_IOCTL_RESCAN:
+		if (!capable(CAP_SYS_ADMIN))
+			return -EACCES;
+		return nvfab_queue_scan(ctrl);
+	case NVME_IOCTL_SUBSYS_RESET:
+		return -ENOTTY;
+	case NVME_IOCTL_IO_CMD:
+	case NVME_IOCTL_IO64_CMD:
+		/* as upstream: only on the namespace's block device */
+		dev_warn(ctrl->device, "use the namespace device for I/O passthrough\n");
+		return -ENOTTY;
+	default:
+		return -ENOTTY;
+	}
+}
+
+/**
+ * nvfab_ns_ioctl() - ioctls of /dev/nvfabCnN
+ * @bdev: the block device
+ * @mode: open mode
+ * @cmd: NVME_IOCTL_*
+ * @arg: user pointer or value
+ *
+ * Context: process context; may sleep.
+ * Return: the NSID for NVME_IOCTL_ID, 0 or a positive NVMe status for
+ * passthrough, -ENOTTY for an unknown ioctl, or another negative errno.
+ */
+int nvfab_ns_ioctl(struct block_device *bdev, blk_mode_t mode,
+		   unsigned int cmd, unsigned long arg)
+{
+	struct nvfab_ns *ns = bdev->bd_disk->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case NVME_IOCTL_ID:
+		return ns->nsid;
+	case NVME_IOCTL_ADMIN_CMD:
+		return nvfab_passthru(ns->ctrl, NULL, argp, false);
+	case NVME_IOCTL_ADMIN64_CMD:
+		return nvfab_passthru(ns->ctrl, NULL, argp, true);
+	case NVME_IOCTL_IO_CMD:
+		return nvfab_passthru(ns->ctrl, ns, argp, false);
+	case NVME_IOCTL_IO64_CMD:
+		return nvfab_passthru(ns->ctrl, ns, argp, true);
+	default:
+		return -ENOTTY;
+	}
+}

@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Namespaces: scanning (Identify Active Namespace ID list, Identify
+ * Namespace, Namespace Identification Descriptors; NVMe Base 2.0, 5.17),
+ * one blk-mq block device per namespace, and the translation of block
+ * requests into NVM commands (NVMe NVM Command Set 1.0, 3).
+ *
+ * Everything read from the target is bounded before use: list entries,
+ * LBA format indexes, descriptor lengths.
+ */
+#include <kunit/visibility.h>
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "nvfab.h"
+
+static struct nvfab_ns *nvfab_find_ns(struct nvfab_ctrl *ctrl, u32 nsid)
+{
+	struct nvfab_ns *ns;
+
+	lockdep_assert_held(&ctrl->namespaces_rwsem);
+	list_for_each_entry(ns, &ctrl->namespaces, list) {
+		if (ns->nsid == nsid)
+			return ns;
+	}
+	return NULL;
+}
+
+/*
+ * Parse the Namespace Identification Descriptor list (NVMe Base 2.0,
+ * 5.17.2.3): each descriptor is a 4-byte header and NIDL bytes, the list
+ * ends at a zero NIDT or at the end of the 4 KiB buffer.
+ */
+VISIBLE_IF_KUNIT int nvfab_parse_ns_descs(const u8 *buf, size_t len,
+					  struct nvfab_ns_ids *ids,
+					  struct device *dev)
+{
+	size_t pos = 0;
+
+	while (pos + 4 <= len) {
+		u8 nidt = buf[pos];
+		u8 nidl = buf[pos + 1];
+		size_t want;
+
+		if (!nidt)
+			return 0;
+		if (pos + 4 + nidl > len) {
+			dev_err(dev, "NS descriptor at %zu overruns the list\n",
+				pos);
+			return -EINVAL;
+		}
+		switch (nidt) {
+		case NVME_NIDT_EUI64:
+			want = NVME_NIDT_EUI64_LEN;
+			break;
+		case NVME_NIDT_NGUID:
+			want = NVME_NIDT_NGUID_LEN;
+			break;
+		case NVME_NIDT_UUID:
+			want = NVME_NIDT_UUID_LEN;
+			break;
+		case NVME_NIDT_CSI:
+			want = NVME_NIDT_CSI_LEN;
+			break;
+		default:
+			want = nidl;	/* unknown type: skip it */
+			break;
+		}
+		if (nidl != want) {
+			dev_err(dev, "NS descriptor type %u has length %u, not %zu\n",
+				nidt, nidl, want);
+			return -EINVAL;
+		}
+		if (nidt == NVME_NIDT_EUI64)
+			memcpy(ids->eui64, buf + pos + 4, nidl);
+		else if (nidt == NVME_NIDT_NGUID)
+			memcpy(ids->nguid, buf + pos + 4, nidl);
+		else if (nidt == NVME_NIDT_UUID)
+			memcpy(&ids->uuid, buf + pos + 4, nidl);
+		pos += 4 + nidl;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_ns_descs);
+
+static int nvfab_ns_identify(struct nvfab_ctrl *ctrl, u32 nsid,
+			     struct nvme_id_ns *id, struct nvfab_ns_ids *ids)
+{
+	void *buf;
+	int ret;
+
+	ret = nvfab_identify(ctrl, NVME_ID_CNS_NS, nsid, id,
+			     sizeof(*id));
+	if (ret)
+		return ret;
+
+	memset(ids, 0, sizeof(*ids));
+	memcpy(ids->nguid, id->nguid, sizeof(ids->nguid));
+	memcpy(ids->eui64, id->eui64, sizeof(ids->eui64));
+	if (NVME_VS(1, 3, 0) > ctrl->vs)
+		return 0;
+
+	buf = kzalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	ret = nvfab_identify(ctrl, NVME_ID_CNS_NS_DESC_LIST, nsid, buf,
+			     NVME_IDENTIFY_DATA_SIZE);
+	if (!ret)
+		ret = nvfab_parse_ns_descs(buf, NVME_IDENTIFY_DATA_SIZE, ids,
+					   ctrl->device);
+	else if (ret > 0)
+		ret = 0;	/* optional before 1.3: keep the ID's values */
+	kfree(buf);
+	return ret;
+}
+
+/* Logical block size, checked: 512 B .. PAGE_SIZE, no metadata. */
+static int nvfab_ns_lba_shift(struct nvfab_ctrl *ctrl, u32 nsid,
+			      struct nvme_id_ns *id, u8 *shift)
+{
+	u8 idx = id->flbas & NVME_NS_FLBAS_LBA_MASK;
+	u8 ds;
+
+	if (idx > id->nlbaf) {
+		dev_err(ctrl->device, "ns %u: FLBAS index %u beyond NLBAF %u\n",
+			nsid, idx, id->nlbaf);
+		return -EINVAL;
+	}
+	ds = id->lbaf[idx].ds;
+	if (ds < SECTOR_SHIFT || ds > PAGE_SHIFT) {
+		dev_err(ctrl->device, "ns %u: LBA data size 2^%u unsupported\n",
+			nsid, ds);
+		return -EINVAL;
+	}
+	if (le16_to_cpu(id->lbaf[idx].ms)) {
+		dev_err(ctrl->device, "ns %u: metadata formats are not supported\n",
+			nsid);
+		return -EOPNOTSUPP;
+	}
+	*shift = ds;
+	return 0;
+}
+
+static void nvfab_ns_set_limits(struct nvfab_ns *ns, struct nvme_id_ns *id,
+				struct queue_limits *lim)
+{
+	struct nvfab_ctrl *ctrl = ns->ctrl;
+	u32 bs = 1U << ns->lba_shift;
+
+	lim->logical_block_size = bs;
+	lim->physical_block_size = bs;
+	lim->io_min = bs;
+	lim->max_hw_sectors = ctrl->max_hw_sectors;
+	lim->max_segments = USHRT_MAX;
+	lim->dma_alignment = 3;
+	if (ctrl->vwc & NVME_CTRL_VWC_PRESENT)
+		lim->features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+	if (ctrl->oncs & NVME_CTRL_ONCS_DSM) {
+		lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
+		lim->max_discard_segments = 1;
+		lim->discard_granularity = bs;
+	}
+	if (ctrl->oncs & NVME_CTRL_ONCS_WRITE_ZEROES)
+		lim->max_write_zeroes_sectors = ctrl->max_hw_sectors;
+}
+
+static int nvfab_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
+			  struct nvme_id_ns *id, struct nvfab_ns_ids *ids,
+			  u32 gen)
+{
+	struct queue_limits lim = { };
+	struct gendisk *disk;
+	struct nvfab_ns *ns;
+	int ret;
+
+	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
+	if (!ns)
+		return -ENOMEM;
+	ns->ctrl = ctrl;
+	ns->nsid = nsid;
+	ns->scan_gen = gen;
+	memcpy(ns->nguid, ids->nguid, sizeof(ns->nguid));
+	memcpy(ns->eui64, ids->eui64, sizeof(ns->eui64));
+	uuid_copy(&ns->uuid, &ids->uuid);
+	ret = nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift);
+	if (ret)
+		goto out_free_ns;
+
+	nvfab_ns_set_limits(ns, id, &lim);
+	disk = blk_mq_alloc_disk(&ctrl->tagset, &lim, ns);
+	if (IS_ERR(disk)) {
+		ret = PTR_ERR(disk);
+		goto out_free_ns;
+	}
+	disk->fops = &nvfab_bdev_ops;
+	disk->private_data = ns;
+	ns->disk = disk;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "nvfab%dn%u", ctrl->instance,
+		 nsid);
+	set_capacity(disk, le64_to_cpu(id->nsze) << (ns->lba_shift - SECTOR_SHIFT));
+
+	get_device(ctrl->device);
+	ret = add_disk(disk);
+	if (ret)
+		goto out_put_disk;
+
+	down_write(&ctrl->namespaces_rwsem);
+	list_add_tail(&ns->list, &ctrl->namespaces);
+	up_write(&ctrl->namespaces_rwsem);
+	return 0;
+
+out_put_disk:
+	put_device(ctrl->device);
+	put_disk(disk);
+out_free_ns:
+	kfree(ns);
+	return ret;
+}
+
+static void nvfab_free_ns(struct nvfab_ns *ns)
+{
+	struct nvfab_ctrl *ctrl = ns->ctrl;
+
+	del_gendisk(ns->disk);
+	put_disk(ns->disk);
+	kfree(ns);
+	put_device(ctrl->device);
+}
+
+/* Remove every namespace for which @keep returns false. */
+static void nvfab_remove_ns_if(struct nvfab_ctrl *ctrl,
+			       bool (*keep)(struct nvfab_ns *ns, void *data),
+			       void *data)
+{
+	struct nvfab_ns *ns, *next;
+	LIST_HEAD(gone);
+
+	down_write(&ctrl->namespaces_rwsem);
+	list_for_each_entry_safe(ns, next, &ctrl->namespaces, list) {
+		if (!keep || !keep(ns, data))
+			list_move_tail(&ns->list, &gone);
+	}
+	up_write(&ctrl->namespaces_rwsem);
+
+	list_for_each_entry_safe(ns, next, &gone, list) {
+		list_del(&ns->list);
+		nvfab_free_ns(ns);
+	}
+}
+
+/* Does the namespace still have its identity? */
+static bool nvfab_ns_ids_equal(struct nvfab_ns *ns, struct nvfab_ns_ids *ids)
+{
+	return !memcmp(ns->nguid, ids->nguid, sizeof(ns->nguid)) &&
+	       !memcmp(ns->eui64, ids->eui64, sizeof(ns->eui64)) &&
+	       uuid_equal(&ns->uuid, &ids->uuid);
+}
+
+static bool nvfab_ns_is_not(struct nvfab_ns *ns, void *data)
+{
+	return ns->nsid != *(u32 *)data;
+}
+
+static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
+				       u32 gen)
+{
+	struct nvfab_ns_ids ids;
+	struct nvme_id_ns *id;
+	struct nvfab_ns *ns;
+	bool same = false;
+	int ret;
+
+	id = kzalloc(sizeof(*id), GFP_KERNEL);
+	if (!id)
+		return;
+	ret = nvfab_ns_identify(ctrl, nsid, id, &ids);
+	if (ret) {
+		dev_warn(ctrl->device, "ns %u: identify failed: %d\n", nsid, ret);
+		goto out_free;
+	}
+
+	down_read(&ctrl->namespaces_rwsem);
+	ns = nvfab_find_ns(ctrl, nsid);
+	if (ns) {
+		same = nvfab_ns_ids_equal(ns, &ids);
+		if (same && !nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift))
+			set_capacity_and_notify(ns->disk, le64_to_cpu(id->nsze) <<
+						(ns->lba_shift - SECTOR_SHIFT));
+		if (same)
+			ns->scan_gen = gen;
+	}
+	up_read(&ctrl->namespaces_rwsem);
+
+	if (ns && same)
+		goto out_free;
+	if (ns) {
+		/* Same NSID, new identity: a different namespace. */
+		dev_info(ctrl->device, "ns %u: identifiers changed, replacing it\n",
+			 nsid);
+		nvfab_remove_ns_if(ctrl, nvfab_ns_is_not, &nsid);
+	}
+	ret = nvfab_alloc_ns(ctrl, nsid, id, &ids, gen);
+	if (ret)
+		dev_warn(ctrl->device, "ns %u: not added: %d\n", nsid, ret);
+out_free:
+	kfree(id);
+}
+
+static bool nvfab_ns_seen(struct nvfab_ns *ns, void *data)
+{
+	return ns->scan_gen == *(u32 *)data;
+}
+
+/*
+ * Read the Active Namespace ID list (CNS 02h) page by page. Entries must be
+ * increasing and non-zero; the list ends at the first zero. Namespaces not
+ * seen in this pass (their scan_gen is stale) are removed afterwards.
+ */
+static int nvfab_scan_list(struct nvfab_ctrl *ctrl)
+{
+	const unsigned int per_page = NVME_IDENTIFY_DATA_SIZE / sizeof(__le32);
+	u32 gen = ++ctrl->scan_gen;
+	u32 prev = 0, i;
+	__le32 *page;
+	int ret = 0;
+
+	page = kmalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+
+	for (;;) {
+		ret = nvfab_identify(ctrl, NVME_ID_CNS_NS_ACTIVE_LIST, prev,
+				     page, NVME_IDENTIFY_DATA_SIZE);
+		if (ret) {
+			dev_warn(ctrl->device, "Active NS list failed: %d\n", ret);
+			goto out_free;
+		}
+		for (i = 0; i < per_page; i++) {
+			u32 nsid = le32_to_cpu(page[i]);
+
+			if (!nsid)
+				goto done;
+			if (nsid <= prev || nsid == NVME_NSID_ALL) {
+				dev_err(ctrl->device, "Active NS list: NSID %u after %u\n",
+					nsid, prev);
+				ret = -EINVAL;
+				goto out_free;
+			}
+			nvfab_validate_or_alloc_ns(ctrl, nsid, gen);
+			prev = nsid;
+		}
+	}
+done:
+	nvfab_remove_ns_if(ctrl, nvfab_ns_seen, &gen);
+out_free:
+	kfree(page);
+	return ret;
+}
+
+/**
+ * nvfab_scan_work() - scan the controller's namespaces
+ * @work: ctrl->scan_work
+ *
+ * Adds block devices for new namespaces, resizes existing ones, replaces
+ * one whose identifiers changed and removes those no longer active.
+ *
+ * Context: process context on nvfab_wq; takes ctrl->scan_lock.
+ */
+void nvfab_scan_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(work, struct nvfab_ctrl,
+					       scan_work);
+
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_LIVE || !ctrl->tagset_live)
+		return;
+	mutex_lock(&ctrl->scan_lock);
+	nvfab_scan_list(ctrl);
+	mutex_unlock(&ctrl->scan_lock);
+}
+
+/**
+ * nvfab_remove_namespaces() - remove every block device of a controller
+ * @ctrl: a controller being deleted
+ *
+ * I/O still queued fails with a path error (the controller is deleting).
+ *
+ * Context: may sleep.
+ */
+void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl)
+{
+	/* Requests parked in blk-mq must reach queue_rq to be failed. */
+	if (ctrl->tagset_live)
+		blk_mq_unquiesce_tagset(&ctrl->tagset);
+	nvfab_kick_requeue_lists(ctrl);
+	nvfab_remove_ns_if(ctrl, NULL, NULL);
+}
+
+/**
+ * nvfab_kick_requeue_lists() - rerun the requeue lists of every namespace
+ * @ctrl: the controller
+ *
+ * Context: may sleep (takes namespaces_rwsem).
+ */
+void nvfab_kick_requeue_lists(struct nvfab_ctrl *ctrl)
+{
+	struct nvfab_ns *ns;
+
+	down_read(&ctrl->namespaces_rwsem);
+	list_for_each_entry(ns, &ctrl->namespaces, list)
+		blk_mq_kick_requeue_list(ns->disk->queue);
+	up_read(&ctrl->namespaces_rwsem);
+}
+
+static blk_status_t nvfab_setup_discard(struct nvfab_ns *ns,
+					struct request *rq,
+					struct nvme_command *cmd)
+{
+	struct nvme_dsm_range *range;
+
+	range = kzalloc(sizeof(*range), GFP_ATOMIC | __GFP_NOWARN);
+	if (!range)
+		return BLK_STS_RESOURCE;
+	range->cattr = cpu_to_le32(0);
+	range->nlb = cpu_to_le32(blk_rq_bytes(rq) >> ns->lba_shift);
+	range->slba = cpu_to_le64(blk_rq_pos(rq) >>
+				  (ns->lba_shift - SECTOR_SHIFT));
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->dsm.opcode = nvme_cmd_dsm;
+	cmd->dsm.nsid = cpu_to_le32(ns->nsid);
+	cmd->dsm.nr = 0;
+	cmd->dsm.attributes = cpu_to_le32(NVME_DSMGMT_AD);
+
+	bvec_set_virt(&rq->special_vec, range, sizeof(*range));
+	rq->rq_flags |= RQF_SPECIAL_PAYLOAD;
+	return BLK_STS_OK;
+}
+
+/**
+ * nvfab_setup_ns_cmd() - build the NVM command for a block request
+ * @ns: the namespace (queuedata of the request's queue)
+ * @rq: a REQ_OP_READ/WRITE/FLUSH/DISCARD/WRITE_ZEROES request
+ * @cmd: the SQE to fill
+ *
+ * Context: any context.
+ * Return: BLK_STS_OK, BLK_STS_NOTSUPP for another operation or
+ * BLK_STS_RESOURCE when a discard range cannot be allocated.
+ */
+blk_status_t nvfab_setup_ns_cmd(struct nvfab_ns *ns, struct request *rq,
+				struct nvme_command *cmd)
+{
+	u8 shift = ns->lba_shift - SECTOR_SHIFT;
+	u16 control = 0;
+
+	switch (req_op(rq)) {
+	case REQ_OP_FLUSH:
+		memset(cmd, 0, sizeof(*cmd));
+		cmd->common.opcode = nvme_cmd_flush;
+		cmd->common.nsid = cpu_to_le32(ns->nsid);
+		return BLK_STS_OK;
+	case REQ_OP_DISCARD:
+		return nvfab_setup_discard(ns, rq, cmd);
+	case REQ_OP_WRITE_ZEROES:
+		memset(cmd, 0, sizeof(*cmd));
+		cmd->write_zeroes.opcode = nvme_cmd_write_zeroes;
+		cmd->write_zeroes.nsid = cpu_to_le32(ns->nsid);
+		cmd->write_zeroes.slba = cpu_to_le64(blk_rq_pos(rq) >> shift);
+		cmd->write_zeroes.length =
+			cpu_to_le16((blk_rq_bytes(rq) >> ns->lba_shift) - 1);
+		if (!(rq->cmd_flags & REQ_NOUNMAP))
+			cmd->write_zeroes.control = cpu_to_le16(NVME_WZ_DEAC);
+		return BLK_STS_OK;
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		memset(cmd, 0, sizeof(*cmd));
+		cmd->rw.opcode = req_op(rq) == REQ_OP_READ ? nvme_cmd_read :
+							     nvme_cmd_write;
+		cmd->rw.nsid = cpu_to_le32(ns->nsid);
+		cmd->rw.slba = cpu_to_le64(blk_rq_pos(rq) >> shift);
+		cmd->rw.length =
+			cpu_to_le16((blk_rq_bytes(rq) >> ns->lba_shift) - 1);
+		if (rq->cmd_flags & REQ_FUA)
+			control |= NVME_RW_FUA;
+		if (rq->cmd_flags & (REQ_FAILFAST_DEV | REQ_RAHEAD))
+			control |= NVME_RW_LR;
+		cmd->rw.control = cpu_to_le16(control);
+		return BLK_STS_OK;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+}
+
+static int nvfab_bdev_open(struct gendisk *disk, blk_mode_t mode)
+{
+	struct nvfab_ns *ns = disk->private_data;
+
+	if (!try_module_get(ns->ctrl->ops->module))
+		return -ENXIO;
+	return 0;
+}
+
+static void nvfab_bdev_release(struct gendisk *disk)
+{
+	struct nvfab_ns *ns = disk->private_data;
+
+	module_put(ns->ctrl->ops->module);
+}
+
+const struct block_device_operations nvfab_bdev_ops = {
+	.owner		= THIS_MODULE,
+	.open		= nvfab_bdev_open,
+	.release	= nvfab_bdev_release,
+	.ioctl		= nvfab_ns_ioctl,
+	.compat_ioctl	= blkdev_compat_ptr_ioctl,
+};

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysfs attributes of /sys/class/nvfab/nvfabN, with the names of the
+ * in-kernel host. Documented in Documentation/ABI/testing/sysfs-class-nvfab.
+ */
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/sysfs.h>
+
+#include "compat.h"
+#include "nvfab.h"
+#include <nvfab/fabrics.h>
+
+static struct nvfab_ctrl *to_ctrl(struct device *dev)
+{
+	return dev_get_drvdata(dev);
+}
+
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%s\n",
+			  nvfab_ctrl_state_name(nvfab_ctrl_state(to_ctrl(dev))));
+}
+static DEVICE_ATTR_RO(state);
+
+static ssize_t transport_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_ctrl(dev)->ops->name);
+}
+static DEVICE_ATTR_RO(transport);
+
+static ssize_t address_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct nvfab_ctrl *ctrl = to_ctrl(dev);
+	int len;
+
+	len = ctrl->ops->get_address(ctrl, buf, PAGE_SIZE - 1);
+	buf[len++] = '\n';
+	return len;
+}
+static DEVICE_ATTR_RO(address);
+
+static ssize_t subsysnqn_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_ctrl(dev)->opts->subsysnqn);
+}
+static DEVICE_ATTR_RO(subsysnqn);
+
+static ssize_t hostnqn_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_ctrl(dev)->opts->host->nqn);
+}
+static DEVICE_ATTR_RO(hostnqn);
+
+static ssize_t hostid_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%pUb\n", &to_ctrl(dev)->opts->host->id);
+}
+static DEVICE_ATTR_RO(hostid);
+
+#define nvfab_ctrl_u32_attr(field, fmt)					\
+static ssize_t field##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
+{									\
+	return sysfs_emit(buf, fmt "\n", to_ctrl(dev)->field);		\
+}									\
+static DEVICE_ATTR_RO(field)
+
+nvfab_ctrl_u32_attr(cntlid, "%u");
+nvfab_ctrl_u32_attr(queue_count, "%u");
+nvfab_ctrl_u32_attr(sqsize, "%u");
+nvfab_ctrl_u32_attr(kato, "%u");
+
+static ssize_t serial_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%.20s\n", to_ctrl(dev)->serial);
+}
+static DEVICE_ATTR_RO(serial);
+
+static ssize_t model_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%.40s\n", to_ctrl(dev)->model);
+}
+static DEVICE_ATTR_RO(model);
+
+static ssize_t firmware_rev_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%.8s\n", to_ctrl(dev)->firmware_rev);
+}
+static DEVICE_ATTR_RO(firmware_rev);
+
+static ssize_t reset_controller_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t count)
+{
+	int ret;
+
+	ret = nvfab_reset_ctrl(to_ctrl(dev));
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_WO(reset_controller);
+
+static ssize_t rescan_controller_store(struct device *dev,
+				       struct device_attribute *attr,
+				       const char *buf, size_t count)
+{
+	struct nvfab_ctrl *ctrl = to_ctrl(dev);
+	int ret;
+
+	ret = nvfab_queue_scan(ctrl);
+	if (ret)
+		return ret;
+	flush_work(&ctrl->scan_work);
+	return count;
+}
+static DEVICE_ATTR_WO(rescan_controller);
+
+static ssize_t delete_controller_store(struct device *dev,
+				       struct device_attribute *attr,
+				       const char *buf, size_t count)
+{
+	struct nvfab_ctrl *ctrl = to_ctrl(dev);
+
+	/* The attribute goes away with the controller: remove it first. */
+	if (device_remove_file_self(dev, attr))
+		nvfab_delete_ctrl_sync(ctrl);
+	return count;
+}
+static DEVICE_ATTR_WO(delete_controller);
+
+/* Parse an int or "off" (-1) for the timeout attributes. */
+static int nvfab_parse_tmo(const char *buf, int *val)
+{
+	if (sysfs_streq(buf, "off")) {
+		*val = -1;
+		return 0;
+	}
+	return kstrtoint(buf, 0, val);
+}
+
+static ssize_t nvfab_show_tmo(char *buf, int val)
+{
+	if (val < 0)
+		return sysfs_emit(buf, "off\n");
+	return sysfs_emit(buf, "%d\n", val);
+}
+
+static void nvfab_update_max_reconnects(struct nvfab_ctrl_options *opts)
+{
+	if (opts->ctrl_loss_tmo < 0)
+		WRITE_ONCE(opts->max_reconnects, -1);
+	else
+		WRITE_ONCE(opts->max_reconnects,
+			   DIV_ROUND_UP(opts->ctrl_loss_tmo,
+					opts->reconnect_delay));
+}
+
+static ssize_t ctrl_loss_tmo_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return nvfab_show_tmo(buf, READ_ONCE(to_ctrl(dev)->opts->ctrl_loss_tmo));
+}
+
+static ssize_t ctrl_loss_tmo_store(struct device *dev,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	struct nvfab_ctrl_options *opts = to_ctrl(dev)->opts;
+	int val, ret;
+
+	ret = nvfab_parse_tmo(buf, &val);
+	if (ret) {
+		dev_err(dev, "ctrl_loss_tmo: '%s' is not a number or \"off\"\n",
+			strim((char *)buf));
+		return -EINVAL;
+	}
+	WRITE_ONCE(opts->ctrl_loss_tmo, val < 0 ? -1 : val);
+	nvfab_update_max_reconnects(opts);
+	return count;
+}
+static DEVICE_ATTR_RW(ctrl_loss_tmo);
+
+static ssize_t reconnect_delay_show(struct device *dev,
+				    struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n",
+			  READ_ONCE(to_ctrl(dev)->opts->reconnect_delay));
+}
+
+static ssize_t reconnect_delay_store(struct device *dev,
+				     struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct nvfab_ctrl_options *opts = to_ctrl(dev)->opts;
+	unsigned int val;
+
+	if (kstrtouint(buf, 0, &val) || !val) {
+		dev_err(dev, "reconnect_delay: must be a positive number of seconds\n");
+		return -EINVAL;
+	}
+	WRITE_ONCE(opts->reconnect_delay, val);
+	nvfab_update_max_reconnects(opts);
+	return count;
+}
+static DEVICE_ATTR_RW(reconnect_delay);
+
+static ssize_t fast_io_fail_tmo_show(struct device *dev,
+				     struct device_attribute *attr, char *buf)
+{
+	return nvfab_show_tmo(buf,
+			      READ_ONCE(to_ctrl(dev)->opts->fast_io_fail_tmo));
+}
+
+static ssize_t fast_io_fail_tmo_store(struct device *dev,
+				      struct device_attribute *attr,
+				      const char *buf, size_t count)
+{
+	struct nvfab_ctrl_options *opts = to_ctrl(dev)->opts;
+	int val;
+
+	if (nvfab_parse_tmo(buf, &val)) {
+		dev_err(dev, "fast_io_fail_tmo: '%s' is not a number or \"off\"\n",
+			strim((char *)buf));
+		return -EINVAL;
+	}
+	WRITE_ONCE(opts->fast_io_fail_tmo, val < 0 ? -1 : val);
+	return count;
+}
+static DEVICE_ATTR_RW(fast_io_fail_tmo);
+
+static struct attribute *nvfab_ctrl_attrs[] = {
+	&dev_attr_state.attr,
+	&dev_attr_transport.attr,
+	&dev_attr_address.attr,
+	&dev_attr_subsysnqn.attr,
+	&dev_attr_hostnqn.attr,
+	&dev_attr_hostid.attr,
+	&dev_attr_cntlid.attr,
+	&dev_attr_queue_count.attr,
+	&dev_attr_sqsize.attr,
+	&dev_attr_kato.attr,
+	&dev_attr_serial.attr,
+	&dev_attr_model.attr,
+	&dev_attr_firmware_rev.attr,
+	&dev_attr_reset_controller.attr,
+	&dev_attr_rescan_controller.attr,
+	&dev_attr_delete_controller.attr,
+	&dev_attr_ctrl_loss_tmo.attr,
+	&dev_attr_reconnect_delay.attr,
+	&dev_attr_fast_io_fail_tmo.attr,
+	NULL
+};
+
+static const struct attribute_group nvfab_ctrl_attr_group = {
+	.attrs = nvfab_ctrl_attrs,
+};
+
+const struct attribute_group *nvfab_ctrl_attr_groups[] = {
+	&nvfab_ctrl_attr_group,
+	NULL
+};
