@@ -923,6 +923,36 @@ EXPORT_SYMBOL_NVFAB(nvfab_complete_async_event);
 
 /* ---- queue setup and teardown ---- */
 
+/*
+ * blk-mq warns on an unbalanced unquiesce, so quiescing is tracked in
+ * ctrl->flags and every (un)quiesce of the admin queue or the I/O tag set
+ * goes through these four helpers.
+ */
+static void nvfab_quiesce_admin(struct nvfab_ctrl *ctrl)
+{
+	if (!test_and_set_bit(NVFAB_CTRL_ADMIN_QUIESCED, &ctrl->flags))
+		blk_mq_quiesce_queue(ctrl->admin_q);
+}
+
+static void nvfab_unquiesce_admin(struct nvfab_ctrl *ctrl)
+{
+	if (test_and_clear_bit(NVFAB_CTRL_ADMIN_QUIESCED, &ctrl->flags))
+		blk_mq_unquiesce_queue(ctrl->admin_q);
+}
+
+void nvfab_quiesce_io_queues(struct nvfab_ctrl *ctrl)
+{
+	if (ctrl->tagset_live &&
+	    !test_and_set_bit(NVFAB_CTRL_IO_QUIESCED, &ctrl->flags))
+		blk_mq_quiesce_tagset(&ctrl->tagset);
+}
+
+void nvfab_unquiesce_io_queues(struct nvfab_ctrl *ctrl)
+{
+	if (test_and_clear_bit(NVFAB_CTRL_IO_QUIESCED, &ctrl->flags))
+		blk_mq_unquiesce_tagset(&ctrl->tagset);
+}
+
 static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 {
 	struct blk_mq_tag_set *set = &ctrl->admin_tagset;
@@ -1047,7 +1077,7 @@ static int nvfab_setup_io_queues(struct nvfab_ctrl *ctrl, bool new)
 			goto out_cleanup;
 	}
 	if (!new)
-		blk_mq_unquiesce_tagset(&ctrl->tagset);
+		nvfab_unquiesce_io_queues(ctrl);
 	return 0;
 
 out_cleanup:
@@ -1069,13 +1099,13 @@ static void nvfab_teardown_io_queues(struct nvfab_ctrl *ctrl, bool remove)
 
 	if (!ctrl->tagset_live)
 		return;
-	blk_mq_quiesce_tagset(&ctrl->tagset);
+	nvfab_quiesce_io_queues(ctrl);
 	nvfab_stop_io_queues(ctrl, nr_io);
 	blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request, ctrl);
 	blk_mq_tagset_wait_completed_request(&ctrl->tagset);
 	nvfab_free_io_queues(ctrl, nr_io);
 	if (remove) {
-		blk_mq_unquiesce_tagset(&ctrl->tagset);
+		nvfab_unquiesce_io_queues(ctrl);
 		nvfab_free_io_tagset(ctrl);
 	}
 }
@@ -1085,7 +1115,7 @@ static void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
 	if (!ctrl->admin_tagset_live)
 		return;
 	if (!test_and_set_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags)) {
-		blk_mq_quiesce_queue(ctrl->admin_q);
+		nvfab_quiesce_admin(ctrl);
 		ctrl->ops->stop_queue(ctrl, 0);
 		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
 					nvfab_cancel_request, ctrl);
@@ -1093,7 +1123,7 @@ static void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
 		ctrl->ops->free_queue(ctrl, 0);
 	}
 	if (remove) {
-		blk_mq_unquiesce_queue(ctrl->admin_q);
+		nvfab_unquiesce_admin(ctrl);
 		nvfab_free_admin_tagset(ctrl);
 	}
 }
@@ -1120,8 +1150,7 @@ static int nvfab_setup_ctrl(struct nvfab_ctrl *ctrl, bool new)
 		}
 	}
 	clear_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags);
-	if (!new)
-		blk_mq_unquiesce_queue(ctrl->admin_q);
+	nvfab_unquiesce_admin(ctrl);
 
 	ret = nvfab_connect_queue(ctrl, 0);
 	if (ret)
@@ -1270,10 +1299,9 @@ static void nvfab_teardown_for_reconnect(struct nvfab_ctrl *ctrl)
 	flush_work(&ctrl->scan_work);
 	nvfab_teardown_io_queues(ctrl, false);
 	/* Let requests reach queue_rq: they wait, or fail after failfast. */
-	if (ctrl->tagset_live)
-		blk_mq_unquiesce_tagset(&ctrl->tagset);
+	nvfab_unquiesce_io_queues(ctrl);
 	nvfab_teardown_admin_queue(ctrl, false);
-	blk_mq_unquiesce_queue(ctrl->admin_q);
+	nvfab_unquiesce_admin(ctrl);
 	if (ctrl->opts->fast_io_fail_tmo >= 0)
 		queue_delayed_work(nvfab_wq, &ctrl->failfast_work,
 				   ctrl->opts->fast_io_fail_tmo * HZ);

@@ -391,8 +391,7 @@ void nvfab_scan_work(struct work_struct *work)
 void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl)
 {
 	/* Requests parked in blk-mq must reach queue_rq to be failed. */
-	if (ctrl->tagset_live)
-		blk_mq_unquiesce_tagset(&ctrl->tagset);
+	nvfab_unquiesce_io_queues(ctrl);
 	nvfab_kick_requeue_lists(ctrl);
 	nvfab_remove_ns_if(ctrl, NULL, NULL);
 }

@@ -236,7 +236,8 @@ struct nvfab_ctrl {
 /* Bits of nvfab_ctrl.flags. */
 #define NVFAB_CTRL_FAILFAST_EXPIRED	0
 #define NVFAB_CTRL_ADMIN_Q_STOPPED	1
-#define NVFAB_CTRL_STOPPED		2
+#define NVFAB_CTRL_ADMIN_QUIESCED	2
+#define NVFAB_CTRL_IO_QUIESCED		3
 
 /*
  * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and error

@@ -8,7 +8,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 W="$(dirname "$0")/fabrics_write.py"
-BASE="transport=tcp,traddr=192.0.2.2,trsvcid=4420,nqn=nqn.2014-08.org.example:s1"
+BASE="transport=nosuch,traddr=192.0.2.2,trsvcid=4420,nqn=nqn.2014-08.org.example:s1"
 
 cleanup() {
 	nvfab_unload nvfab-fabrics nvfab-core >/dev/null 2>&1
@@ -21,7 +21,7 @@ ktap_header
 
 # (string, expected errno, text the log must contain)
 CASES=(
-	"$BASE|EPROTONOSUPPORT|no transport 'tcp'"
+	"$BASE|EPROTONOSUPPORT|no transport 'nosuch'"
 	"$BASE,queue_size=8|EINVAL|queue_size 8 is outside"
 	"$BASE,queue_size=abc|EINVAL|invalid value 'abc' for option 'queue_size'"
 	"$BASE,nr_io_queues=0|EINVAL|nr_io_queues 0 must be positive"

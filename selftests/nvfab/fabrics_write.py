@@ -23,13 +23,13 @@ import sys
 EXPECTED = {errno.EINVAL, errno.EOPNOTSUPP, errno.EPROTONOSUPPORT}
 
 SEEDS = [
-    b"transport=tcp,traddr=192.0.2.2,trsvcid=4420,nqn=nqn.2014-08.org.example:s1",
-    b"transport=tcp,traddr=192.0.2.2,nqn=nqn.2014-08.org.nvmexpress.discovery",
-    b"transport=rdma,traddr=198.51.100.2,trsvcid=4420,nqn=nqn.x:y,"
+    b"transport=fuzztcp,traddr=192.0.2.2,trsvcid=4420,nqn=nqn.2014-08.org.example:s1",
+    b"transport=fuzztcp,traddr=192.0.2.2,nqn=nqn.2014-08.org.nvmexpress.discovery",
+    b"transport=fuzzrdma,traddr=198.51.100.2,trsvcid=4420,nqn=nqn.x:y,"
     b"queue_size=64,nr_io_queues=2,keep_alive_tmo=10,ctrl_loss_tmo=30",
-    b"transport=tcp,traddr=192.0.2.2,nqn=nqn.x:y,hdr_digest,data_digest,"
+    b"transport=fuzztcp,traddr=192.0.2.2,nqn=nqn.x:y,hdr_digest,data_digest,"
     b"tos=8,host_traddr=192.0.2.1,host_iface=veth1,fast_io_fail_tmo=2",
-    b"transport=tcp,traddr=192.0.2.2,nqn=nqn.x:y,"
+    b"transport=fuzztcp,traddr=192.0.2.2,nqn=nqn.x:y,"
     b"hostnqn=nqn.2014-08.org.nvmexpress:uuid:8c3d1d2e-9f0a-4b5c-8d6e-7f8091a2b3c4,"
     b"hostid=8c3d1d2e-9f0a-4b5c-8d6e-7f8091a2b3c4,duplicate_connect,disable_sqflow",
 ]

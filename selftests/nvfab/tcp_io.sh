@@ -1,0 +1,110 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# NVMe/TCP end to end against the in-kernel nvmet target in its own network
+# namespace: connect, sysfs, fio verify (with and without digests),
+# nvme-cli passthrough on nvfab's nodes, connect/disconnect loop without
+# leaks, and a clean kernel log.
+set -u
+. "$(dirname "$0")/lib.sh"
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+. "$REPO/tools/testing/vm/guest/topology.sh"
+
+LOOPS=${NVFAB_CONNECT_LOOPS:-5}
+FIO_RUNTIME=${NVFAB_FIO_RUNTIME:-6}
+
+cleanup() {
+	for d in /sys/class/nvfab/nvfab*; do
+		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller" 2>/dev/null
+	done
+	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
+	topo_cleanup >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+require_root
+command -v fio >/dev/null || ksft_skip_all "fio missing"
+command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
+ktap_header
+ktap_set_plan 22
+
+ADDR=""
+connect() { # extra options
+	local opts="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
+	opts="$opts,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN$1"
+	exec 3<>/dev/nvfab-fabrics || return 1
+	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
+	ADDR=$(cat <&3)
+	exec 3>&-
+}
+
+ctrl_count() { ls -d /sys/class/nvfab/nvfab* 2>/dev/null | wc -l; }
+
+disconnect_all() {
+	local d
+	for d in /sys/class/nvfab/nvfab*; do
+		[ -e "$d/delete_controller" ] || continue
+		echo 1 >"$d/delete_controller" || return 1
+	done
+	busywait 20000 test "$(ctrl_count)" = 0
+}
+
+fio_verify() { # dev name [extra fio args]
+	local dev=$1 name=$2
+	shift 2
+	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randrw --bsrange=4k-1m --iodepth=8 --size=64m \
+		--time_based --runtime="$FIO_RUNTIME" --verify=crc32c \
+		--verify_fatal=1 --verify_backlog=64 --do_verify=1 \
+		--output-format=terse --terse-version=3 "$@" >"/tmp/fio-$name.out" 2>&1
+}
+
+dmesg_canary_start
+topo_up 1 && nvmet_setup 1
+ktap_check "target up (nvmet-tcp in netns $TOPO_NS)" test -e "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN"
+ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
+
+ktap_check "connect" connect ",nr_io_queues=2"
+ktap_diag "connect answered: $ADDR"
+C=/sys/class/nvfab/nvfab0
+ktap_check "state live" test "$(cat $C/state 2>/dev/null)" = live
+ktap_check "transport tcp, subsysnqn matches" \
+	test "$(cat $C/transport)/$(cat $C/subsysnqn)" = "tcp/$NVMET_NQN"
+ktap_check "queue_count 3 (admin + 2)" test "$(cat $C/queue_count)" = 3
+busywait 20000 test -b /dev/nvfab0n1 && busywait 20000 test -b /dev/nvfab0n2
+ktap_check "namespaces /dev/nvfab0n1 and n2" test -b /dev/nvfab0n2
+ktap_check "n1 size is the null_blk's 1 GiB" \
+	test "$(cat /sys/block/nvfab0n1/size)" = 2097152
+
+ktap_check "fio randrw 4k-1m verify=crc32c" fio_verify /dev/nvfab0n1 plain
+ktap_check "mkfs.ext4 + fsck clean" bash -c \
+	'mkfs.ext4 -q -F /dev/nvfab0n2 && fsck.ext4 -n -f /dev/nvfab0n2 >/dev/null'
+
+sn=$(nvme id-ctrl /dev/nvfab0 -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["subnqn"])')
+ktap_check "nvme id-ctrl /dev/nvfab0 returns the target's SUBNQN" test "$sn" = "$NVMET_NQN"
+nsze=$(nvme id-ns /dev/nvfab0n1 -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["nsze"])')
+ktap_check "nvme id-ns /dev/nvfab0n1 nsze = 262144 blocks" test "$nsze" = 262144
+ktap_check "nvme list-ns /dev/nvfab0 lists 2 namespaces" \
+	test "$(nvme list-ns /dev/nvfab0 2>/dev/null | grep -c .)" = 2
+ktap_check "nvme get-feature (number of queues) works" \
+	nvme get-feature /dev/nvfab0 -f 7
+ktap_check "reset_controller: back to live" bash -c \
+	"echo 1 > $C/reset_controller && test \"\$(cat $C/state)\" = live"
+
+ktap_check "disconnect" disconnect_all
+ktap_check "connect with hdr_digest,data_digest" connect ",hdr_digest,data_digest"
+busywait 20000 test -b /dev/nvfab1n1
+ktap_check "fio verify with digests" fio_verify /dev/nvfab1n1 digest
+disconnect_all
+
+ok=1
+for ((i = 0; i < LOOPS; i++)); do
+	connect "" || { ok=0; ktap_diag "connect $i failed"; break; }
+	disconnect_all || { ok=0; ktap_diag "disconnect $i failed"; break; }
+done
+ktap_check "$LOOPS connect/disconnect rounds" test "$ok" = 1
+ktap_check "no controller left, refcnt 0" \
+	test "$(ctrl_count)/$(nvfab_refcnt nvfab-tcp)" = "0/0"
+ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core
+ktap_check "kernel log clean" dmesg_clean_since_canary
+ktap_finish
