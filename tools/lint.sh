@@ -40,7 +40,7 @@ sparse_build() { # name kdir extra-make-args...
 	shift 2
 	mkdir -p "$dir"
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
-		Kbuild Makefile VERSION dkms.conf drivers include scripts "$dir/"
+		Kbuild Makefile VERSION dkms.conf drivers include scripts tools "$dir/"
 	log "sparse + W=1 against $name ($kd)"
 	out=$(make -C "$dir" KDIR="$kd" C=2 W=1 "$@" modules 2>&1) || {
 		echo "$out"

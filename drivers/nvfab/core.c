@@ -39,7 +39,7 @@
 #include "nvfab.h"
 #include <nvfab/fabrics.h>
 
-#define NVFAB_MINORS		(1U << MINORBITS)
+#define NVFAB_MINORS		BIT(MINORBITS)
 /* Reserved admin tags: Connect and Keep Alive; I/O: Connect. */
 #define NVFAB_ADMIN_RESERVED	2
 #define NVFAB_IO_RESERVED	1

@@ -64,18 +64,33 @@ static ssize_t hostid_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(hostid);
 
-#define nvfab_ctrl_u32_attr(field, fmt)					\
-static ssize_t field##_show(struct device *dev,				\
-			    struct device_attribute *attr, char *buf)	\
-{									\
-	return sysfs_emit(buf, fmt "\n", to_ctrl(dev)->field);		\
-}									\
-static DEVICE_ATTR_RO(field)
+static ssize_t cntlid_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_ctrl(dev)->cntlid);
+}
+static DEVICE_ATTR_RO(cntlid);
 
-nvfab_ctrl_u32_attr(cntlid, "%u");
-nvfab_ctrl_u32_attr(queue_count, "%u");
-nvfab_ctrl_u32_attr(sqsize, "%u");
-nvfab_ctrl_u32_attr(kato, "%u");
+static ssize_t queue_count_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_ctrl(dev)->queue_count);
+}
+static DEVICE_ATTR_RO(queue_count);
+
+static ssize_t sqsize_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_ctrl(dev)->sqsize);
+}
+static DEVICE_ATTR_RO(sqsize);
+
+static ssize_t kato_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", to_ctrl(dev)->kato);
+}
+static DEVICE_ATTR_RO(kato);
 
 static ssize_t serial_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)

@@ -49,11 +49,9 @@ static struct workqueue_struct *nvfab_tcp_wq;
 static LIST_HEAD(nvfab_tcp_ctrl_list);
 static DEFINE_MUTEX(nvfab_tcp_ctrl_mutex);	/* protects the list above */
 
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
 /* Kernel sockets of block devices get their own lockdep class. */
 static struct lock_class_key nvfab_tcp_sk_key[2];
 static struct lock_class_key nvfab_tcp_slock_key[2];
-#endif
 
 enum nvfab_tcp_send_state {
 	NVFAB_TCP_SEND_CMD_PDU,
@@ -96,6 +94,7 @@ struct nvfab_tcp_request {
 	bool				rsp_pending;
 	__le16				rsp_status;
 	union nvme_result		rsp_result;
+	u32				ddgst_crc;	/* running */
 	__le32				ddgst;
 	u32				ddgst_sent;
 	struct bio			*curr_bio;
@@ -324,11 +323,8 @@ static void nvfab_tcp_done_send(struct nvfab_tcp_request *req)
 /* Start sending the data of the current PDU: its digest comes after. */
 static void nvfab_tcp_begin_data(struct nvfab_tcp_request *req)
 {
-	struct nvfab_tcp_queue *queue = req->queue;
-
 	req->state = NVFAB_TCP_SEND_DATA;
-	if (queue->data_digest)
-		req->ddgst = cpu_to_le32(~0U);	/* running CRC, finalised later */
+	req->ddgst_crc = ~0U;
 }
 
 static int nvfab_tcp_send_hdr(struct nvfab_tcp_request *req, void *hdr,
@@ -395,8 +391,8 @@ static int nvfab_tcp_send_data(struct nvfab_tcp_request *req)
 		if (ret <= 0)
 			return ret ? ret : -EIO;
 		if (queue->data_digest)
-			req->ddgst = cpu_to_le32(nvfab_tcp_crc_iter(
-				le32_to_cpu(req->ddgst), &req->iter, ret));
+			req->ddgst_crc = nvfab_tcp_crc_iter(req->ddgst_crc,
+							    &req->iter, ret);
 		iov_iter_advance(&req->iter, ret);
 		req->pdu_len -= ret;
 		req->data_sent += ret;
@@ -405,7 +401,7 @@ static int nvfab_tcp_send_data(struct nvfab_tcp_request *req)
 	}
 
 	if (queue->data_digest) {
-		req->ddgst = cpu_to_le32(~le32_to_cpu(req->ddgst));
+		req->ddgst = cpu_to_le32(~req->ddgst_crc);
 		req->ddgst_sent = 0;
 		req->state = NVFAB_TCP_SEND_DDGST;
 		return 1;
@@ -1163,6 +1159,7 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	struct nvfab_tcp_ctrl *tctrl = to_tcp_ctrl(ctrl);
 	struct nvfab_tcp_queue *queue = &tctrl->queues[qid];
 	struct sock *sk;
+	bool v6;
 	int ret;
 
 	if (qid >= tctrl->nr_queues)
@@ -1186,12 +1183,11 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 		goto out_unlock;
 	}
 	sk = queue->sock->sk;
-#ifdef CONFIG_DEBUG_LOCK_ALLOC
+	v6 = sk->sk_family == AF_INET6;
 	sock_lock_init_class_and_name(sk, "slock-AF_INET-NVFAB",
-		&nvfab_tcp_slock_key[sk->sk_family == AF_INET6],
-		"sk_lock-AF_INET-NVFAB",
-		&nvfab_tcp_sk_key[sk->sk_family == AF_INET6]);
-#endif
+				      &nvfab_tcp_slock_key[v6],
+				      "sk_lock-AF_INET-NVFAB",
+				      &nvfab_tcp_sk_key[v6]);
 	nvfab_tcp_set_sock_opts(queue);
 	ret = nvfab_tcp_bind(queue);
 	if (ret)

@@ -61,6 +61,7 @@ enum nvfab_ctrl_state {
  *		status such as NVME_SC_HOST_ABORTED_CMD
  * @retries:	times this request has been requeued
  * @flags:	NVFAB_REQ_*
+ * @genctr:	generation, bumped at each use of the tag (see nvfab_cid())
  * @ctrl:	the controller the request belongs to
  *
  * Transports put this first in their per-request PDU (blk-mq cmd_size).
@@ -155,15 +156,66 @@ struct nvfab_ctrl_ops {
 
 /**
  * struct nvfab_ctrl - an NVMe controller reached over a fabric
+ * @ops:		the transport's operations
+ * @opts:		connect options, owned
+ * @ctrl_device:	the /dev/nvfabN device; its refcount is the
+ *			controller's, the last put frees via @ops->free_ctrl
+ * @device:		&@ctrl_device
+ * @cdev:		the character device
+ * @instance:		N of nvfabN
+ * @lock:		protects @state; innermost lock
+ * @state:		see nvfab_change_ctrl_state()
+ * @state_wq:		woken on every state change
+ * @admin_tagset:	admin queue tags
+ * @tagset:		I/O queue tags, shared by every namespace
+ * @admin_q:		admin request queue
+ * @connect_q:		request queue for the I/O queues' Connect commands
+ * @admin_tagset_live:	@admin_tagset and @admin_q exist
+ * @tagset_live:	@tagset and @connect_q exist
+ * @cntlid:		Controller ID from the admin Connect response
+ * @cap:		CAP property
+ * @vs:			VS property
+ * @ctrl_config:	CC property as last written
+ * @queue_count:	admin queue plus I/O queues in use
+ * @sqsize:		I/O queue size, 0's based
+ * @max_hw_sectors:	largest transfer, from MDTS (512-byte sectors)
+ * @ioccsz:		I/O Queue Command Capsule Supported Size (16 bytes)
+ * @iorcsz:		I/O Queue Response Capsule Supported Size (16 bytes)
+ * @icdoff:		In Capsule Data Offset (16 bytes)
+ * @kas:		Keep Alive Support granularity (100 ms)
+ * @oaes:		Optional Asynchronous Events Supported
+ * @ctratt_tbkas:	traffic-based keep-alive supported
+ * @kato:		keep-alive timeout in force (seconds)
+ * @nn:			Number of Namespaces
+ * @sgls:		SGL Support
+ * @oncs:		Optional NVM Command Support
+ * @vwc:		Volatile Write Cache
+ * @scan_gen:		generation of the last namespace scan (under
+ *			@scan_lock)
+ * @nr_read_queues:	I/O queues for reads (HCTX_TYPE_READ/DEFAULT)
+ * @nr_write_queues:	I/O queues for writes (HCTX_TYPE_DEFAULT)
+ * @subsysnqn:		SUBNQN from Identify Controller
+ * @serial:		Serial Number, not NUL terminated when full
+ * @model:		Model Number, not NUL terminated when full
+ * @firmware_rev:	Firmware Revision, not NUL terminated when full
+ * @identified:		Identify Controller succeeded once
+ * @scan_lock:		serialises namespace scans; before @namespaces_rwsem
+ * @namespaces_rwsem:	protects @namespaces; before @lock
+ * @namespaces:		struct nvfab_ns list
+ * @scan_work:		namespace scan (nvfab_wq)
+ * @async_event_work:	re-arms the AER (nvfab_wq)
+ * @err_work:		error recovery teardown (nvfab_reset_wq)
+ * @reset_work:		user reset (nvfab_reset_wq)
+ * @delete_work:	asynchronous deletion (nvfab_delete_wq)
+ * @ka_work:		keep-alive (nvfab_wq)
+ * @connect_work:	reconnect attempts (nvfab_reset_wq)
+ * @failfast_work:	fast_io_fail_tmo expiry (nvfab_wq)
+ * @aen_result:		Dword 0 of the last asynchronous event
+ * @nr_reconnects:	attempts since the association was lost
+ * @flags:		NVFAB_CTRL_* bits
  *
- * Locks:
- *  - @lock (spinlock) protects @state; innermost.
- *  - @namespaces_rwsem protects @namespaces; taken before @lock, never
- *    under it.
- *  - @scan_lock serialises namespace scans; taken before
- *    @namespaces_rwsem.
- * The reference count is the one of @device; the last put frees through
- * @ops->free_ctrl.
+ * Fields read from the controller are written only while CONNECTING and
+ * read anywhere after.
  */
 struct nvfab_ctrl {
 	/* set at init, constant */

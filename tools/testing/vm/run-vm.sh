@@ -222,7 +222,7 @@ esac
 qemu=(
 	qemu-system-x86_64 "${accel_args[@]}"
 	-m "${NVFAB_VM_MEM:-2048}" -smp "${NVFAB_VM_SMP:-2}"
-	-machine q35 -nographic -no-reboot -nic none
+	-machine q35 -vga none -nographic -no-reboot -nic none
 	-kernel "$kimage" "${initrd[@]}" -append "$append"
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"

@@ -25,13 +25,13 @@ static DEFINE_MUTEX(splat_b);
 static noinline void splat_kasan(void)
 {
 	char *p = kmalloc(8, GFP_KERNEL);
-	volatile char *q = p;
+	char *q = p;
 
 	if (!p)
 		return;
 	OPTIMIZER_HIDE_VAR(q);
 	pr_info("nvfab_splat: reading one byte past an 8-byte object: %d\n",
-		q[8]);
+		READ_ONCE(q[8]));
 	kfree(p);
 }
 
