@@ -557,17 +557,115 @@ static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 	return 0;
 }
 
-static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
-				     struct nvme_tcp_data_pdu *pdu)
+/* A transfer of @x described by request @req (@rq its block request). */
+static void nvfab_tcp_xfer_of(struct nvfab_tcp_request *req, struct request *rq,
+			      struct nvfab_tcp_xfer *x)
+{
+	x->read = rq_data_dir(rq) == READ;
+	x->busy = req->send_busy;
+	x->data_len = req->data_len;
+	x->done = x->read ? req->data_recvd : req->data_sent;
+	x->inline_len = req->inline_len;
+	x->r2t_left = req->r2t_left;
+}
+
+/**
+ * nvfab_tcp_check_c2h() - validate a C2HData PDU against its command
+ * @pdu: the PDU header (common header already checked)
+ * @x: the command's transfer state
+ * @hdr_digest: header digests negotiated
+ * @data_digest: data digests negotiated
+ * @cpda: Controller PDU Data Alignment from ICResp
+ * @why: set to the reason on failure
+ *
+ * NVMe/TCP 1.0, 3.6.2.9: data must belong to a read, arrive in order,
+ * stay inside the command's buffer, start at a PDO aligned to CPDA, and the
+ * SUCCESS flag needs LAST_PDU and the whole transfer.
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO.
+ */
+VISIBLE_IF_KUNIT int nvfab_tcp_check_c2h(const struct nvme_tcp_data_pdu *pdu,
+					 const struct nvfab_tcp_xfer *x,
+					 bool hdr_digest, bool data_digest,
+					 u8 cpda, const char **why)
 {
 	u32 off = le32_to_cpu(pdu->data_offset);
 	u32 len = le32_to_cpu(pdu->data_length);
-	size_t hdgst = nvfab_tcp_hdgst_len(queue);
-	size_t ddgst = nvfab_tcp_ddgst_len(queue);
-	size_t pdo_min = sizeof(*pdu) + hdgst;
-	size_t align = (queue->cpda + 1) * 4;
+	size_t pdo_min = sizeof(*pdu) + (hdr_digest ? NVME_TCP_DIGEST_LENGTH : 0);
+	size_t ddgst = data_digest ? NVME_TCP_DIGEST_LENGTH : 0;
+	size_t align = (cpda + 1) * 4;
+
+	*why = NULL;
+	if (x->busy)
+		*why = "data before the command was sent";
+	else if (!x->read || !x->data_len)
+		*why = "data for a command that reads none";
+	else if (!len)
+		*why = "zero DATAL";
+	else if (off != x->done)
+		*why = "DATAO out of order";
+	else if (len > x->data_len - off)
+		*why = "data beyond the command's buffer";
+	else if (pdu->hdr.pdo < pdo_min || pdu->hdr.pdo % align ||
+		 pdu->hdr.pdo - pdo_min >= align)
+		*why = "PDO invalid for HLEN and CPDA";
+	else if (le32_to_cpu(pdu->hdr.plen) != pdu->hdr.pdo + len + ddgst)
+		*why = "PLEN does not match PDO + DATAL";
+	else if ((pdu->hdr.flags & NVME_TCP_F_DATA_SUCCESS) &&
+		 !(pdu->hdr.flags & NVME_TCP_F_DATA_LAST))
+		*why = "SUCCESS without LAST_PDU";
+	else if ((pdu->hdr.flags & NVME_TCP_F_DATA_SUCCESS) &&
+		 off + len != x->data_len)
+		*why = "SUCCESS before the whole transfer";
+	return *why ? -EPROTO : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_tcp_check_c2h);
+
+/**
+ * nvfab_tcp_check_r2t() - validate an R2T PDU against its command
+ * @pdu: the PDU (common header already checked)
+ * @x: the command's transfer state
+ * @why: set to the reason on failure
+ *
+ * NVMe/TCP 1.0, 3.6.2.8: an R2T solicits data of a write that was not sent
+ * in capsule, in order, inside the buffer, one at a time (MAXR2T is 1).
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO.
+ */
+VISIBLE_IF_KUNIT int nvfab_tcp_check_r2t(const struct nvme_tcp_r2t_pdu *pdu,
+					 const struct nvfab_tcp_xfer *x,
+					 const char **why)
+{
+	u32 off = le32_to_cpu(pdu->r2t_offset);
+	u32 len = le32_to_cpu(pdu->r2t_length);
+
+	*why = NULL;
+	if (x->read || !x->data_len)
+		*why = "R2T for a command that writes no data";
+	else if (x->inline_len)
+		*why = "R2T for data sent in capsule";
+	else if (x->busy || x->r2t_left)
+		*why = "R2T while another is in progress";
+	else if (!len)
+		*why = "zero R2TL";
+	else if (off != x->done)
+		*why = "R2TO out of order";
+	else if (len > x->data_len - off)
+		*why = "R2T beyond the command's buffer";
+	return *why ? -EPROTO : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_tcp_check_r2t);
+
+static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
+				     struct nvme_tcp_data_pdu *pdu)
+{
+	size_t pdo_min = sizeof(*pdu) + nvfab_tcp_hdgst_len(queue);
 	struct nvfab_tcp_request *req;
+	struct nvfab_tcp_xfer x;
 	struct request *rq;
+	const char *why;
 
 	rq = nvfab_find_rq(nvfab_tcp_tags(queue), pdu->command_id);
 	if (!rq) {
@@ -576,42 +674,14 @@ static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
 		return -EPROTO;
 	}
 	req = blk_mq_rq_to_pdu(rq);
-	if (req->send_busy) {
-		nvfab_tcp_error(queue, "C2HData for CID 0x%x before its command was sent",
-				pdu->command_id);
-		return -EPROTO;
-	}
-	if (rq_data_dir(rq) != READ || !req->data_len) {
-		nvfab_tcp_error(queue, "C2HData for CID 0x%x, which reads no data",
-				pdu->command_id);
-		return -EPROTO;
-	}
-	if (!len || off != req->data_recvd || len > req->data_len - off) {
-		nvfab_tcp_error(queue, "C2HData offset %u length %u, expected offset %u of %u",
-				off, len, req->data_recvd, req->data_len);
-		return -EPROTO;
-	}
-	if (pdu->hdr.pdo < pdo_min || pdu->hdr.pdo % align ||
-	    pdu->hdr.pdo - pdo_min >= align) {
-		nvfab_tcp_error(queue, "C2HData PDO %u invalid (header %zu, CPDA %u)",
-				pdu->hdr.pdo, pdo_min, queue->cpda);
-		return -EPROTO;
-	}
-	if (le32_to_cpu(pdu->hdr.plen) != pdu->hdr.pdo + len + ddgst) {
-		nvfab_tcp_error(queue, "C2HData PLEN %u, expected %zu",
-				le32_to_cpu(pdu->hdr.plen),
-				pdu->hdr.pdo + len + ddgst);
-		return -EPROTO;
-	}
-	if ((pdu->hdr.flags & NVME_TCP_F_DATA_SUCCESS) &&
-	    !(pdu->hdr.flags & NVME_TCP_F_DATA_LAST)) {
-		nvfab_tcp_error(queue, "C2HData SUCCESS without LAST_PDU");
-		return -EPROTO;
-	}
-	if ((pdu->hdr.flags & NVME_TCP_F_DATA_SUCCESS) &&
-	    off + len != req->data_len) {
-		nvfab_tcp_error(queue, "C2HData SUCCESS before all %u bytes",
-				req->data_len);
+	nvfab_tcp_xfer_of(req, rq, &x);
+	if (nvfab_tcp_check_c2h(pdu, &x, queue->hdr_digest, queue->data_digest,
+				queue->cpda, &why)) {
+		nvfab_tcp_error(queue, "C2HData CID 0x%x o %u l %u pdo %u plen %u (%u/%u): %s",
+				pdu->command_id, le32_to_cpu(pdu->data_offset),
+				le32_to_cpu(pdu->data_length), pdu->hdr.pdo,
+				le32_to_cpu(pdu->hdr.plen), x.done, x.data_len,
+				why);
 		return -EPROTO;
 	}
 
@@ -622,7 +692,7 @@ static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
 	queue->rcv_req = req;
 	queue->rcv_success = pdu->hdr.flags & NVME_TCP_F_DATA_SUCCESS;
 	queue->pad_left = pdu->hdr.pdo - pdo_min;
-	queue->data_left = len;
+	queue->data_left = le32_to_cpu(pdu->data_length);
 	queue->rcv_crc = ~0U;
 	queue->rcv_state = queue->pad_left ? NVFAB_TCP_RECV_PAD :
 					     NVFAB_TCP_RECV_DATA;
@@ -632,10 +702,10 @@ static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
 static int nvfab_tcp_handle_r2t(struct nvfab_tcp_queue *queue,
 				struct nvme_tcp_r2t_pdu *pdu)
 {
-	u32 off = le32_to_cpu(pdu->r2t_offset);
-	u32 len = le32_to_cpu(pdu->r2t_length);
 	struct nvfab_tcp_request *req;
+	struct nvfab_tcp_xfer x;
 	struct request *rq;
+	const char *why;
 
 	rq = nvfab_find_rq(nvfab_tcp_tags(queue), pdu->command_id);
 	if (!rq) {
@@ -644,19 +714,12 @@ static int nvfab_tcp_handle_r2t(struct nvfab_tcp_queue *queue,
 		return -EPROTO;
 	}
 	req = blk_mq_rq_to_pdu(rq);
-	if (rq_data_dir(rq) != WRITE || !req->data_len || req->inline_len) {
-		nvfab_tcp_error(queue, "R2T for CID 0x%x, which has no data to solicit",
-				pdu->command_id);
-		return -EPROTO;
-	}
-	if (req->send_busy || req->r2t_left) {
-		nvfab_tcp_error(queue, "R2T for CID 0x%x while one is in progress (MAXR2T is 1)",
-				pdu->command_id);
-		return -EPROTO;
-	}
-	if (!len || off != req->data_sent || len > req->data_len - off) {
-		nvfab_tcp_error(queue, "R2T offset %u length %u, expected offset %u of %u",
-				off, len, req->data_sent, req->data_len);
+	nvfab_tcp_xfer_of(req, rq, &x);
+	if (nvfab_tcp_check_r2t(pdu, &x, &why)) {
+		nvfab_tcp_error(queue, "R2T CID 0x%x R2TO %u R2TL %u (command %u of %u bytes): %s",
+				pdu->command_id, le32_to_cpu(pdu->r2t_offset),
+				le32_to_cpu(pdu->r2t_length), x.done,
+				x.data_len, why);
 		return -EPROTO;
 	}
 	if (!req->data_sent) {
@@ -664,13 +727,26 @@ static int nvfab_tcp_handle_r2t(struct nvfab_tcp_queue *queue,
 		nvfab_tcp_init_iter(req, ITER_SOURCE);
 	}
 	req->ttag = pdu->ttag;
-	req->r2t_left = len;
+	req->r2t_left = le32_to_cpu(pdu->r2t_length);
 	nvfab_tcp_setup_h2c_pdu(req);
 	nvfab_tcp_queue_request(req, true);
 	return 0;
 }
 
-/* Check the common header of a received PDU; 0 or -EPROTO. */
+/**
+ * nvfab_tcp_check_hdr() - validate the common header of a received PDU
+ * @hdr: the first bytes of the PDU (NVMe/TCP 1.0, 3.6.1)
+ * @hdr_digest: header digests negotiated
+ * @data_digest: data digests negotiated
+ * @why: set to the reason on failure
+ *
+ * After ICResp a host may only receive CapsuleResp, C2HData, R2T and
+ * C2HTermReq, all with a 24-byte header. HDGSTF and DDGSTF must match what
+ * was negotiated; PDUs without data have PDO 0 and PLEN = HLEN (+ digest).
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO.
+ */
 VISIBLE_IF_KUNIT int nvfab_tcp_check_hdr(const struct nvme_tcp_hdr *hdr,
 					 bool hdr_digest, bool data_digest,
 					 const char **why)
@@ -1048,6 +1124,47 @@ static int nvfab_tcp_bind(struct nvfab_tcp_queue *queue)
 	return 0;
 }
 
+/**
+ * nvfab_tcp_check_icresp() - validate an ICResp PDU
+ * @r: the 128-byte PDU
+ * @hdr_digest: header digest requested in ICReq
+ * @data_digest: data digest requested in ICReq
+ * @why: set to the reason on failure
+ *
+ * NVMe/TCP 1.0, 3.6.2.3: PFV 0, the digests we asked for (a host may not
+ * run with different ones), CPDA at most 31, MAXH2CDATA at least 4096 and
+ * a multiple of 4.
+ *
+ * Context: any context.
+ * Return: 0, or -EPROTO.
+ */
+VISIBLE_IF_KUNIT int nvfab_tcp_check_icresp(const struct nvme_tcp_icresp_pdu *r,
+					    bool hdr_digest, bool data_digest,
+					    const char **why)
+{
+	u32 maxdata = le32_to_cpu(r->maxdata);
+
+	*why = NULL;
+	if (r->hdr.type != nvme_tcp_icresp)
+		*why = "not an ICResp";
+	else if (r->hdr.hlen != sizeof(*r) ||
+		 le32_to_cpu(r->hdr.plen) != sizeof(*r))
+		*why = "HLEN and PLEN must be 128";
+	else if (r->hdr.pdo)
+		*why = "PDO must be 0";
+	else if (le16_to_cpu(r->pfv) != NVME_TCP_PFV_1_0)
+		*why = "unsupported PFV";
+	else if (!!(r->digest & NVME_TCP_HDR_DIGEST_ENABLE) != hdr_digest ||
+		 !!(r->digest & NVME_TCP_DATA_DIGEST_ENABLE) != data_digest)
+		*why = "digests differ from those requested";
+	else if (r->cpda > 31)
+		*why = "CPDA above 31";
+	else if (maxdata < NVME_TCP_MIN_MAXH2CDATA || maxdata % 4)
+		*why = "MAXH2CDATA below 4096 or not a multiple of 4";
+	return *why ? -EPROTO : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_tcp_check_icresp);
+
 /* ICReq / ICResp (NVMe/TCP 1.0, 3.6.2.2 and 3.6.2.3). */
 static int nvfab_tcp_init_connection(struct nvfab_tcp_queue *queue)
 {
@@ -1056,6 +1173,7 @@ static int nvfab_tcp_init_connection(struct nvfab_tcp_queue *queue)
 	struct nvme_tcp_icreq_pdu *icreq;
 	struct nvme_tcp_icresp_pdu *icresp;
 	struct msghdr msg = { };
+	const char *why;
 	struct kvec iov;
 	int ret;
 
@@ -1110,37 +1228,14 @@ static int nvfab_tcp_init_connection(struct nvfab_tcp_queue *queue)
 		goto out_free;
 	}
 
-	ret = -EPROTO;
-	if (icresp->hdr.type != nvme_tcp_icresp ||
-	    icresp->hdr.hlen != sizeof(*icresp) ||
-	    le32_to_cpu(icresp->hdr.plen) != sizeof(*icresp) ||
-	    icresp->hdr.pdo) {
-		dev_err(ctrl->device, "queue %d: malformed ICResp (type %u hlen %u plen %u pdo %u)\n",
+	ret = nvfab_tcp_check_icresp(icresp, opts->hdr_digest,
+				     opts->data_digest, &why);
+	if (ret) {
+		dev_err(ctrl->device, "queue %d: ICResp type %u HLEN %u PLEN %u PFV %u digest 0x%x CPDA %u MAXH2CDATA %u: %s\n",
 			queue->qid, icresp->hdr.type, icresp->hdr.hlen,
-			le32_to_cpu(icresp->hdr.plen), icresp->hdr.pdo);
-		goto out_free;
-	}
-	if (le16_to_cpu(icresp->pfv) != NVME_TCP_PFV_1_0) {
-		dev_err(ctrl->device, "queue %d: ICResp PFV %u unsupported\n",
-			queue->qid, le16_to_cpu(icresp->pfv));
-		goto out_free;
-	}
-	if (!!(icresp->digest & NVME_TCP_HDR_DIGEST_ENABLE) != opts->hdr_digest ||
-	    !!(icresp->digest & NVME_TCP_DATA_DIGEST_ENABLE) != opts->data_digest) {
-		dev_err(ctrl->device, "queue %d: ICResp digests 0x%x, asked for header %d data %d\n",
-			queue->qid, icresp->digest, opts->hdr_digest,
-			opts->data_digest);
-		goto out_free;
-	}
-	if (icresp->cpda > 31) {
-		dev_err(ctrl->device, "queue %d: ICResp CPDA %u out of range\n",
-			queue->qid, icresp->cpda);
-		goto out_free;
-	}
-	if (le32_to_cpu(icresp->maxdata) < NVME_TCP_MIN_MAXH2CDATA ||
-	    le32_to_cpu(icresp->maxdata) % 4) {
-		dev_err(ctrl->device, "queue %d: ICResp MAXH2CDATA %u invalid\n",
-			queue->qid, le32_to_cpu(icresp->maxdata));
+			le32_to_cpu(icresp->hdr.plen), le16_to_cpu(icresp->pfv),
+			icresp->digest, icresp->cpda,
+			le32_to_cpu(icresp->maxdata), why);
 		goto out_free;
 	}
 	queue->hdr_digest = opts->hdr_digest;

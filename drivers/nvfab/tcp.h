@@ -7,9 +7,34 @@
 
 #include <linux/nvme-tcp.h>
 
+/**
+ * struct nvfab_tcp_xfer - what the receive path knows of a command's data
+ * @read:	the command reads data (C2H)
+ * @busy:	the command is still being sent
+ * @data_len:	bytes the command transfers
+ * @done:	bytes received (read) or sent (write) so far
+ * @inline_len:	bytes sent in the command capsule
+ * @r2t_left:	bytes of the R2T in progress
+ */
+struct nvfab_tcp_xfer {
+	bool	read;
+	bool	busy;
+	u32	data_len;
+	u32	done;
+	u32	inline_len;
+	u32	r2t_left;
+};
+
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_tcp_check_hdr(const struct nvme_tcp_hdr *hdr, bool hdr_digest,
 			bool data_digest, const char **why);
+int nvfab_tcp_check_c2h(const struct nvme_tcp_data_pdu *pdu,
+			const struct nvfab_tcp_xfer *x, bool hdr_digest,
+			bool data_digest, u8 cpda, const char **why);
+int nvfab_tcp_check_r2t(const struct nvme_tcp_r2t_pdu *pdu,
+			const struct nvfab_tcp_xfer *x, const char **why);
+int nvfab_tcp_check_icresp(const struct nvme_tcp_icresp_pdu *r,
+			   bool hdr_digest, bool data_digest, const char **why);
 #endif
 
 #endif /* _NVFAB_TCP_H */
