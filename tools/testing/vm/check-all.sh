@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: everything, from a fresh Debian machine to one closing line.
+#
+#  1. setup.sh           install what is missing from apt (idempotent)
+#  2. build-kernel.sh    the test kernel (cached in $NVFAB_CACHE)
+#  3. make test-modules  nvfab and its KUnit suites for the test kernel
+#  4. tools/nvfabctl     build it and run its host-side tests
+#  5. dkms               install nvfab for the stock Debian kernel
+#  6. test guest         KUnit + selftests under KASAN/lockdep/kmemleak
+#  7. stock guest        the DKMS modules load, work and unload
+#
+# The last line is "N passed, N failed[, N skipped]" over all of it; the
+# exit status is 0 only when nothing failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+cd "$REPO_ROOT"
+
+t_start=$(date +%s)
+out=$BUILD_DIR/vm/check-all-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+ln -sfn "$(basename "$out")" "$BUILD_DIR/vm/check-all-latest"
+passed=0
+failed=0
+skipped=0
+lines=()
+
+step() { log "== $*"; }
+
+# add_line LABEL "N passed, N failed[, N skipped]"
+add_line() {
+	local p f s
+	p=$(sed -n 's/^\([0-9]*\) passed.*/\1/p' <<<"$2")
+	f=$(sed -n 's/.* \([0-9]*\) failed.*/\1/p' <<<"$2")
+	s=$(sed -n 's/.* \([0-9]*\) skipped.*/\1/p' <<<"$2")
+	if [ -z "$p" ] || [ -z "$f" ]; then
+		failed=$((failed + 1))
+		lines+=("$1: no result line (counted as 1 failure)")
+		return
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	skipped=$((skipped + ${s:-0}))
+	lines+=("$1: $2")
+}
+
+fatal() { # a step without which nothing else can run
+	failed=$((failed + 1))
+	lines+=("FAIL: $*")
+	finish
+}
+
+finish() {
+	echo
+	echo "== make check summary ($(($(date +%s) - t_start)) s, logs in $out)"
+	printf '  %s\n' "${lines[@]}"
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" = 0 ]
+	exit $?
+}
+
+step "1/7 setup"
+"$VM_DIR/setup.sh" || fatal "setup.sh failed"
+
+step "2/7 test kernel"
+t=$(date +%s)
+tkdir=$("$VM_DIR/build-kernel.sh") || fatal "test kernel build failed"
+lines+=("test kernel: $tkdir ($(($(date +%s) - t)) s this run, cold build $(cat "$tkdir/.build-seconds" 2>/dev/null || echo '?') s)")
+
+step "3/7 modules for the test kernel"
+make -s test-modules W=1 >"$out/test-modules.log" 2>&1 ||
+	{ tail -30 "$out/test-modules.log"; fatal "make test-modules failed (see $out/test-modules.log)"; }
+
+step "4/7 nvfabctl"
+if make -s -C tools/nvfabctl >"$out/nvfabctl-build.log" 2>&1; then
+	tools/nvfabctl/tests/run.sh >"$out/nvfabctl.ktap" 2>"$out/nvfabctl.err"
+	read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/nvfabctl.ktap")
+	add_line "nvfabctl host tests" "$p passed, $f failed, $s skipped"
+else
+	tail -20 "$out/nvfabctl-build.log"
+	add_line "nvfabctl build" "0 passed, 1 failed"
+fi
+
+step "5/7 DKMS install for the stock kernel"
+kver=$(stock_kver)
+if scripts/dkms-install.sh "$kver" >"$out/dkms.log" 2>&1; then
+	lines+=("dkms: nvfab $(cat VERSION) installed for $kver")
+	stock_ok=1
+else
+	tail -30 "$out/dkms.log"
+	add_line "dkms install" "0 passed, 1 failed"
+	stock_ok=0
+fi
+
+step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
+res=$("$VM_DIR/check.sh" --out "$out/test" | tee "$out/test.log" | tail -n1)
+sed -n '/^== nvfab check/,$p' "$out/test.log" | sed '$d'
+add_line "test-kernel guest" "$res"
+
+if [ "$stock_ok" = 1 ]; then
+	step "7/7 stock-kernel guest ($kver, DKMS modules)"
+	res=$(NVFAB_CHECK_KERNEL=stock NVFAB_CHECK_PAYLOAD="$VM_DIR/guest/stock-tests.sh" \
+		"$VM_DIR/check.sh" --out "$out/stock" | tee "$out/stock.log" | tail -n1)
+	sed -n '/^== nvfab check/,$p' "$out/stock.log" | sed '$d'
+	add_line "stock-kernel guest" "$res"
+fi
+
+finish

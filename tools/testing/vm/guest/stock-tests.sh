@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Payload of the stock-kernel guest in `make check`: the nvfab modules that
+# DKMS installed for Debian's kernel load and unload (modprobe, as a user
+# would), and the control node accepts and refuses connect strings. The
+# stock kernel has no KUnit: kunit.ktap records a skip.
+set -u
+: "${REPO_ROOT:?}" "${OUT:?}"
+
+unset NVFAB_MODDIR	# modprobe from /lib/modules/$(uname -r)/updates/dkms
+printf 'TAP version 13\n1..0 # SKIP the stock kernel has no KUnit\n' >"$OUT/kunit.ktap"
+: >"$OUT/phases"
+
+ktap=$OUT/selftests.ktap
+{
+	echo "# stock kernel $(uname -r)"
+	echo "# dkms modules: $(find "/lib/modules/$(uname -r)/updates/dkms" -name 'nvfab*' -printf '%f ' 2>/dev/null)"
+} >&2
+NVFAB_SELFTESTS="modules.sh fabrics_dev.sh" \
+	timeout 900 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
+echo "selftests_rc=$?" >>"$OUT/phases"
+cat "$ktap"
