@@ -97,8 +97,13 @@ else
 	stock_ok=0
 fi
 
+# Guest limits: the selftests take about 20 minutes of TCG time.
+export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-2100}
+export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-2700}
+
 step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
-res=$("$VM_DIR/check.sh" --out "$out/test" | tee "$out/test.log" | tail -n1)
+res=$("$VM_DIR/check.sh" --out "$out/test" --timeout "$NVFAB_VM_TIMEOUT" |
+	tee "$out/test.log" | tail -n1)
 sed -n '/^== nvfab check/,$p' "$out/test.log" | sed '$d'
 add_line "test-kernel guest" "$res"
 
