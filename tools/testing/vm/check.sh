@@ -84,6 +84,7 @@ case "$vmresult" in
 ok) [ "$vmrc" = 0 ] || infra_fail "guest payload exited $vmrc (see $out/cmd.log)" ;;
 timeout) infra_fail "guest timed out after ${timeout}s (see $out/console.log)" ;;
 panic) infra_fail "guest kernel panicked (see $out/console.log)" ;;
+killed) infra_fail "QEMU was killed by a signal from outside (see $out/console.log)" ;;
 no-rc) infra_fail "guest wrote no exit status: crashed or init failed (see $out/console.log)" ;;
 *) infra_fail "run-vm.sh failed (exit $vmrc) before the guest ran" ;;
 esac

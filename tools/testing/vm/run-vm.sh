@@ -20,12 +20,13 @@
 #
 # Files written to DIR: console.log (the serial console), rc (the command's
 # exit status, written by the guest), cmd.log (the command's output only),
-# dmesg.txt, vm-result (one line: ok|timeout|no-rc|panic, and timings) and
+# dmesg.txt, vm-result (one line: ok|timeout|panic|killed|no-rc, and
+# timings) and
 # .vm/ (the command and environment handed to the guest).
 #
 # Exit status: the command's own status; 124 when the guest ran past the
-# timeout; 125 when the guest wrote no rc (init failed, crash) or the kernel
-# panicked; 2 on a usage error.
+# timeout; 125 when the guest wrote no rc (init failed, crash), the kernel
+# panicked or QEMU was killed by a signal; 2 on a usage error.
 #
 # Environment:
 #   NVFAB_VM_TIMEOUT  overall limit in seconds (default 1800); QEMU is killed
@@ -254,6 +255,10 @@ if [ "$qrc" = 124 ] || [ "$qrc" = 137 ] || [ -e "$out/.vm/timed-out" ]; then
 	# QEMU killed, or the guest killed the command at its own deadline.
 	result=timeout
 	rc=124
+elif grep -q -m1 'qemu-system-x86_64: terminating on signal' "$out/console.log"; then
+	# Someone else killed QEMU (e.g. a pkill of a concurrent harness).
+	result=killed
+	rc=125
 elif grep -q -m1 'Kernel panic - not syncing' "$out/console.log"; then
 	result=panic
 	rc=125
@@ -269,6 +274,7 @@ case "$result" in
 ok) log "guest command exited $rc after ${secs}s (init reached at ${boot}s guest uptime)" ;;
 timeout) log "error: guest ran past ${timeout}s; killed" ;;
 panic) log "error: guest kernel panicked; see $out/console.log" ;;
+killed) log "error: QEMU was killed from outside: $(grep -m1 'terminating on signal' "$out/console.log")" ;;
 no-rc) log "error: guest wrote no exit status (qemu exit $qrc); see $out/console.log" ;;
 esac
 exit "$rc"
