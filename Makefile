@@ -7,6 +7,7 @@
 #   make check                          the test suite in a QEMU guest
 #   make lint                           checkpatch, sparse, kernel-doc
 #   make demo                           the main job (see README.md)
+#   make bench                          nvfab vs in-kernel NVMe/TCP ratios
 #   make dkms.conf                      regenerate dkms.conf from VERSION
 
 ifneq ($(KBUILD_MODULES),)
@@ -22,8 +23,8 @@ BUILD := $(CURDIR)/build
 # The source files DKMS and the out-of-tree build copies need.
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
-.PHONY: all modules conftest clean check check-kunit lint demo \
-	test-modules lint-modules dkms-install dkms-remove help
+.PHONY: all modules conftest clean check lint demo bench \
+	test-modules dkms-install help
 
 all: modules
 
@@ -62,6 +63,9 @@ check:
 
 lint:
 	tools/lint.sh
+
+bench:
+	tools/bench/bench.sh
 
 dkms-install:
 	scripts/dkms-install.sh $(KVER)
