@@ -559,6 +559,38 @@ int nvfab_identify(struct nvfab_ctrl *ctrl, u8 cns, u32 nsid, void *buf,
 }
 EXPORT_SYMBOL_NVFAB(nvfab_identify);
 
+/**
+ * nvfab_get_log() - read a log page (NVMe Base 2.0, 5.16)
+ * @ctrl: the controller
+ * @lid: Log Page Identifier
+ * @nsid: Namespace ID, or NVME_NSID_ALL
+ * @buf: destination
+ * @len: bytes to read, a multiple of 4, at least 4
+ * @offset: byte offset into the log page
+ *
+ * Context: may sleep.
+ * Return: see nvfab_submit_sync_cmd(); -EINVAL for a bad @len.
+ */
+int nvfab_get_log(struct nvfab_ctrl *ctrl, u8 lid, u32 nsid, void *buf,
+		  size_t len, u64 offset)
+{
+	struct nvme_command c = { };
+	u32 numd;
+
+	if (len < 4 || len % 4 || len > SZ_16M)
+		return -EINVAL;
+	numd = len / 4 - 1;
+	c.get_log_page.opcode = nvme_admin_get_log_page;
+	c.get_log_page.nsid = cpu_to_le32(nsid);
+	c.get_log_page.lid = lid;
+	c.get_log_page.numdl = cpu_to_le16(numd & 0xffff);
+	c.get_log_page.numdu = cpu_to_le16(numd >> 16);
+	c.get_log_page.lpo = cpu_to_le64(offset);
+	return nvfab_submit_sync_cmd(ctrl->admin_q, &c, NULL, buf, len,
+				     NVME_QID_ANY, false, 0);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_get_log);
+
 static int nvfab_set_features(struct nvfab_ctrl *ctrl, u8 fid, u32 dword11,
 			      u32 *result)
 {
@@ -912,8 +944,11 @@ void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
 		return;	/* aborted or refused: the next connect re-arms */
 
 	ctrl->aen_result = result;
-	if (type == NVME_AER_NOTICE && info == NVME_AER_NOTICE_NS_CHANGED)
+	if (type == NVME_AER_NOTICE && info == NVME_AER_NOTICE_NS_CHANGED) {
+		/* The scan reads the Changed NS List, which re-arms the event. */
+		set_bit(NVFAB_CTRL_NS_CHANGED, &ctrl->flags);
 		nvfab_queue_scan(ctrl);
+	}
 	else
 		dev_info(ctrl->device, "async event 0x%08x not handled\n",
 			 result);

@@ -359,6 +359,27 @@ out_free:
 	return ret;
 }
 
+/*
+ * Read the Changed Namespace List (log 04h). nvfab rescans every namespace
+ * anyway; reading the log is what lets the controller send the next
+ * namespace-attribute notice (NVMe Base 2.0, 5.16.1.5).
+ */
+static void nvfab_clear_changed_ns_log(struct nvfab_ctrl *ctrl)
+{
+	void *log;
+	int ret;
+
+	log = kmalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
+	if (!log)
+		return;
+	ret = nvfab_get_log(ctrl, NVME_LOG_CHANGED_NS, NVME_NSID_ALL, log,
+			    NVME_IDENTIFY_DATA_SIZE, 0);
+	if (ret)
+		dev_warn(ctrl->device, "reading the Changed NS List failed: %d\n",
+			 ret);
+	kfree(log);
+}
+
 /**
  * nvfab_scan_work() - scan the controller's namespaces
  * @work: ctrl->scan_work
@@ -376,6 +397,8 @@ void nvfab_scan_work(struct work_struct *work)
 	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_LIVE || !ctrl->tagset_live)
 		return;
 	mutex_lock(&ctrl->scan_lock);
+	if (test_and_clear_bit(NVFAB_CTRL_NS_CHANGED, &ctrl->flags))
+		nvfab_clear_changed_ns_log(ctrl);
 	nvfab_scan_list(ctrl);
 	mutex_unlock(&ctrl->scan_lock);
 }

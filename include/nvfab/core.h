@@ -290,6 +290,7 @@ struct nvfab_ctrl {
 #define NVFAB_CTRL_ADMIN_Q_STOPPED	1
 #define NVFAB_CTRL_ADMIN_QUIESCED	2
 #define NVFAB_CTRL_IO_QUIESCED		3
+#define NVFAB_CTRL_NS_CHANGED		4
 
 /*
  * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and error
@@ -348,6 +349,8 @@ int nvfab_submit_sync_cmd(struct request_queue *q, struct nvme_command *cmd,
 			  blk_mq_req_flags_t flags);
 int nvfab_identify(struct nvfab_ctrl *ctrl, u8 cns, u32 nsid, void *buf,
 		   unsigned int len);
+int nvfab_get_log(struct nvfab_ctrl *ctrl, u8 lid, u32 nsid, void *buf,
+		  size_t len, u64 offset);
 
 /* fabrics commands (fabrics-cmd.c, in nvfab-core) */
 int nvfab_reg_read32(struct nvfab_ctrl *ctrl, u32 off, u32 *val);

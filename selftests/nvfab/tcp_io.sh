@@ -26,7 +26,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 22
+ktap_set_plan 27
 
 ADDR=""
 connect() { # extra options
@@ -76,7 +76,11 @@ ktap_check "namespaces /dev/nvfab0n1 and n2" test -b /dev/nvfab0n2
 ktap_check "n1 size is the null_blk's 1 GiB" \
 	test "$(cat /sys/block/nvfab0n1/size)" = 2097152
 
-ktap_check "fio randrw 4k-1m verify=crc32c" fio_verify /dev/nvfab0n1 plain
+ktap_check "fio randrw 4k-1m QD8 verify=crc32c" fio_verify /dev/nvfab0n1 plain
+ktap_check "fio randrw 4k-64k QD1 verify=crc32c" fio_verify /dev/nvfab0n1 qd1 \
+	--iodepth=1 --bsrange=4k-64k --runtime=3
+ktap_check "fio randrw 4k-128k QD32 verify=crc32c" fio_verify /dev/nvfab0n1 qd32 \
+	--iodepth=32 --bsrange=4k-128k --runtime=3
 ktap_check "mkfs.ext4 + fsck clean" bash -c \
 	'mkfs.ext4 -q -F /dev/nvfab0n2 && fsck.ext4 -n -f /dev/nvfab0n2 >/dev/null'
 
@@ -88,6 +92,21 @@ ktap_check "nvme list-ns /dev/nvfab0 lists 2 namespaces" \
 	test "$(nvme list-ns /dev/nvfab0 2>/dev/null | grep -c .)" = 2
 ktap_check "nvme get-feature (number of queues) works" \
 	nvme get-feature /dev/nvfab0 -f 7
+# AEN: a namespace added on the target appears, removed disappears.
+ns3=$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/3
+truncate -s 64M /tmp/nvfab-ns3.img
+mkdir -p "$ns3" && echo /tmp/nvfab-ns3.img >"$ns3/device_path" && echo 1 >"$ns3/enable"
+ktap_check "namespace added on the target: AEN rescan adds /dev/nvfab0n3" \
+	busywait 30000 test -b /dev/nvfab0n3
+echo 0 >"$ns3/enable"
+gone_n3() { ! test -e /dev/nvfab0n3; }
+ktap_check "namespace disabled: AEN rescan removes /dev/nvfab0n3" busywait 30000 gone_n3
+echo 1 >"$ns3/enable"
+ktap_check "re-enabled: a second AEN is delivered too" busywait 30000 test -b /dev/nvfab0n3
+echo 0 >"$ns3/enable"
+busywait 30000 gone_n3
+rmdir "$ns3"
+
 ktap_check "reset_controller: back to live" bash -c \
 	"echo 1 > $C/reset_controller && test \"\$(cat $C/state)\" = live"
 
