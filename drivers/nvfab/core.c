@@ -443,9 +443,11 @@ EXPORT_SYMBOL_NVFAB(nvfab_fail_nonready);
  * nvfab_map_queues() - map CPUs to the hardware queues of an I/O tag set
  * @set: the controller's I/O tag set (driver_data is the controller)
  *
+ * Queue IDs are write queues first, then read queues, then poll queues.
  * With write queues, HCTX_TYPE_DEFAULT (writes and everything else) uses
- * queues 1..nr_write_queues and HCTX_TYPE_READ the read queues after them;
- * otherwise both types share the read queues.
+ * the write queues and HCTX_TYPE_READ the read queues; otherwise both
+ * types share the read queues. HCTX_TYPE_POLL, when there are poll queues,
+ * uses those.
  *
  * Context: may sleep (blk_mq_ops.map_queues).
  */
@@ -454,6 +456,7 @@ void nvfab_map_queues(struct blk_mq_tag_set *set)
 	struct nvfab_ctrl *ctrl = set->driver_data;
 	struct blk_mq_queue_map *def = &set->map[HCTX_TYPE_DEFAULT];
 	struct blk_mq_queue_map *read = &set->map[HCTX_TYPE_READ];
+	struct blk_mq_queue_map *poll = &set->map[HCTX_TYPE_POLL];
 
 	if (ctrl->nr_write_queues) {
 		def->nr_queues = ctrl->nr_write_queues;
@@ -468,6 +471,14 @@ void nvfab_map_queues(struct blk_mq_tag_set *set)
 	}
 	blk_mq_map_queues(def);
 	blk_mq_map_queues(read);
+	if (set->nr_maps > HCTX_TYPE_POLL && ctrl->nr_poll_queues) {
+		poll->nr_queues = ctrl->nr_poll_queues;
+		poll->queue_offset = ctrl->nr_write_queues +
+				     ctrl->nr_read_queues;
+		blk_mq_map_queues(poll);
+	} else if (set->nr_maps > HCTX_TYPE_POLL) {
+		poll->nr_queues = 0;
+	}
 }
 EXPORT_SYMBOL_NVFAB(nvfab_map_queues);
 
@@ -772,19 +783,22 @@ out_free:
 
 /*
  * Set Features, Number of Queues (NVMe Base 2.0, 5.27.1.5): ask for the
- * queues the options want and split what is granted into write and read
- * queues, write queues shrinking first.
+ * queues the options want and split what is granted into write, read and
+ * poll queues; poll and write queues shrink first, at least one read queue
+ * stays.
  */
 static int nvfab_set_queue_count(struct nvfab_ctrl *ctrl)
 {
 	struct nvfab_ctrl_options *opts = ctrl->opts;
-	unsigned int want = opts->nr_io_queues + opts->nr_write_queues;
-	unsigned int granted;
+	unsigned int want = opts->nr_io_queues + opts->nr_write_queues +
+			    opts->nr_poll_queues;
+	unsigned int granted, left;
 	u32 result;
 	int ret;
 
 	ctrl->nr_read_queues = 0;
 	ctrl->nr_write_queues = 0;
+	ctrl->nr_poll_queues = 0;
 	ctrl->queue_count = 1;
 	if (!want)
 		return 0;
@@ -798,13 +812,17 @@ static int nvfab_set_queue_count(struct nvfab_ctrl *ctrl)
 	}
 	granted = min(result & 0xffff, result >> 16) + 1;
 	granted = min(granted, want);
-	ctrl->nr_write_queues = min(opts->nr_write_queues,
-				    granted > 1 ? granted / 2 : 0);
-	ctrl->nr_read_queues = granted - ctrl->nr_write_queues;
+	left = granted;
+	ctrl->nr_read_queues = min(opts->nr_io_queues, left);
+	left -= ctrl->nr_read_queues;
+	ctrl->nr_write_queues = min(opts->nr_write_queues, left);
+	left -= ctrl->nr_write_queues;
+	ctrl->nr_poll_queues = min(opts->nr_poll_queues, left);
 	ctrl->queue_count = granted + 1;
 	if (granted < want)
-		dev_info(ctrl->device, "controller granted %u of %u I/O queues\n",
-			 granted, want);
+		dev_info(ctrl->device, "controller granted %u of %u I/O queues (%u read, %u write, %u poll)\n",
+			 granted, want, ctrl->nr_read_queues,
+			 ctrl->nr_write_queues, ctrl->nr_poll_queues);
 	return 0;
 }
 
@@ -1044,7 +1062,8 @@ static int nvfab_alloc_io_tagset(struct nvfab_ctrl *ctrl)
 	set->driver_data = ctrl;
 	set->nr_hw_queues = ctrl->queue_count - 1;
 	set->timeout = NVFAB_IO_TIMEOUT;
-	set->nr_maps = 2;	/* HCTX_TYPE_DEFAULT, HCTX_TYPE_READ */
+	/* HCTX_TYPE_DEFAULT and _READ, and _POLL when asked for */
+	set->nr_maps = ctrl->opts->nr_poll_queues ? HCTX_MAX_TYPES : 2;
 	ret = blk_mq_alloc_tag_set(set);
 	if (ret)
 		return ret;

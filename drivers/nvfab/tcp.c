@@ -26,6 +26,7 @@
 #include <linux/module.h>
 #include <linux/nvme-tcp.h>
 #include <linux/slab.h>
+#include <net/busy_poll.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -104,6 +105,7 @@ struct nvfab_tcp_request {
 /* Queue flags */
 #define NVFAB_TCP_Q_ALLOCATED	0
 #define NVFAB_TCP_Q_LIVE	1
+#define NVFAB_TCP_Q_POLLING	2
 
 struct nvfab_tcp_ctrl;
 
@@ -117,6 +119,7 @@ struct nvfab_tcp_queue {
 	int				io_cpu;
 	unsigned long			flags;
 	bool				rd_enabled;	/* io_work only */
+	unsigned int			nr_cqe;		/* completions seen */
 
 	/* send side, io_work only (but req_list, lock-free) */
 	struct llist_head		req_list;
@@ -554,6 +557,7 @@ static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 		return 0;
 	}
 	nvfab_try_complete_req(rq, cqe->status, cqe->result);
+	queue->nr_cqe++;
 	return 0;
 }
 
@@ -849,9 +853,11 @@ static void nvfab_tcp_data_done(struct nvfab_tcp_queue *queue)
 	union nvme_result res = { };
 
 	nvfab_tcp_rcv_reset(queue);
-	if (success)
+	if (success) {
 		nvfab_try_complete_req(req->rq, cpu_to_le16(NVME_SC_SUCCESS << 1),
 				       res);
+		queue->nr_cqe++;
+	}
 }
 
 static int nvfab_tcp_recv_data(struct nvfab_tcp_queue *queue,
@@ -1026,7 +1032,9 @@ static void nvfab_tcp_data_ready(struct sock *sk)
 
 	read_lock_bh(&sk->sk_callback_lock);
 	queue = sk->sk_user_data;
-	if (likely(queue && queue->rd_enabled))
+	/* A polled queue is read by its poller while it polls. */
+	if (likely(queue && queue->rd_enabled) &&
+	    !test_bit(NVFAB_TCP_Q_POLLING, &queue->flags))
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
 	read_unlock_bh(&sk->sk_callback_lock);
 }
@@ -1470,6 +1478,29 @@ static void nvfab_tcp_commit_rqs(struct blk_mq_hw_ctx *hctx)
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
 }
 
+/*
+ * blk_mq_ops.poll for HCTX_TYPE_POLL queues: receive inline. Sending stays
+ * with io_work; the receive state is serialised by the socket lock, which
+ * io_work's receive also takes.
+ */
+static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	struct nvfab_tcp_queue *queue = hctx->driver_data;
+	struct sock *sk;
+	unsigned int before;
+
+	if (!test_bit(NVFAB_TCP_Q_LIVE, &queue->flags) || !queue->rd_enabled)
+		return 0;
+	sk = queue->sock->sk;
+	set_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
+	if (sk_can_busy_loop(sk) && skb_queue_empty_lockless(&sk->sk_receive_queue))
+		sk_busy_loop(sk, true);
+	before = READ_ONCE(queue->nr_cqe);
+	nvfab_tcp_try_recv(queue);
+	clear_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
+	return READ_ONCE(queue->nr_cqe) - before;
+}
+
 static enum blk_eh_timer_return nvfab_tcp_timeout(struct request *rq)
 {
 	struct nvfab_tcp_request *req = blk_mq_rq_to_pdu(rq);
@@ -1543,6 +1574,7 @@ static const struct blk_mq_ops nvfab_tcp_mq_ops = {
 	.init_hctx	= nvfab_tcp_init_hctx,
 	.timeout	= nvfab_tcp_timeout,
 	.map_queues	= nvfab_tcp_map_queues,
+	.poll		= nvfab_tcp_poll,
 };
 
 static const struct blk_mq_ops nvfab_tcp_admin_mq_ops = {
@@ -1698,7 +1730,8 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 		}
 	}
 
-	tctrl->nr_queues = opts->nr_io_queues + opts->nr_write_queues + 1;
+	tctrl->nr_queues = opts->nr_io_queues + opts->nr_write_queues +
+			   opts->nr_poll_queues + 1;
 	tctrl->queues = kcalloc(tctrl->nr_queues, sizeof(*tctrl->queues),
 				GFP_KERNEL);
 	if (!tctrl->queues) {
@@ -1742,7 +1775,7 @@ static struct nvfab_transport_ops nvfab_tcp_transport = {
 			  NVFAB_OPT_HOST_TRADDR | NVFAB_OPT_CTRL_LOSS_TMO |
 			  NVFAB_OPT_HDR_DIGEST | NVFAB_OPT_DATA_DIGEST |
 			  NVFAB_OPT_NR_WRITE_QUEUES | NVFAB_OPT_TOS |
-			  NVFAB_OPT_HOST_IFACE,
+			  NVFAB_OPT_HOST_IFACE | NVFAB_OPT_NR_POLL_QUEUES,
 	.create_ctrl	= nvfab_tcp_create_ctrl,
 };
 

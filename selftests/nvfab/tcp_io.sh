@@ -26,7 +26,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 27
+ktap_set_plan 30
 
 ADDR=""
 connect() { # extra options
@@ -114,6 +114,15 @@ ktap_check "disconnect" disconnect_all
 ktap_check "connect with hdr_digest,data_digest" connect ",hdr_digest,data_digest"
 busywait 20000 test -b /dev/nvfab1n1
 ktap_check "fio verify with digests" fio_verify /dev/nvfab1n1 digest
+disconnect_all
+
+ktap_check "connect with nr_write_queues=1,nr_poll_queues=1" \
+	connect ",nr_io_queues=1,nr_write_queues=1,nr_poll_queues=1"
+busywait 20000 test -b /dev/nvfab2n1
+ktap_check "queue_count 4, polling enabled on the disk" test \
+	"$(cat /sys/class/nvfab/nvfab2/queue_count)/$(cat /sys/block/nvfab2n1/queue/io_poll)" = 4/1
+ktap_check "fio io_uring hipri (polled) verify" fio_verify /dev/nvfab2n1 poll \
+	--ioengine=io_uring --hipri=1 --iodepth=4 --bsrange=4k-64k --runtime=3
 disconnect_all
 
 ok=1
