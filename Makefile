@@ -5,6 +5,7 @@
 #
 #   make [KDIR=/path/to/kernel/build]   build every module (default target)
 #   make check                          the test suite in a QEMU guest
+#   make check-full                     the long soaks (not run by CI)
 #   make lint                           checkpatch, sparse, kernel-doc
 #   make demo                           the main job (see README.md)
 #   make bench                          nvfab vs in-kernel NVMe/TCP ratios
@@ -23,7 +24,7 @@ BUILD := $(CURDIR)/build
 # The source files DKMS and the out-of-tree build copies need.
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
-.PHONY: all modules conftest clean check lint demo bench \
+.PHONY: all modules conftest clean check check-full lint demo bench \
 	test-modules dkms-install help
 
 all: modules
@@ -60,6 +61,13 @@ test-modules:
 
 check:
 	tools/testing/vm/check-all.sh
+
+# The long forms CI does not run: 50 connect/disconnect rounds, longer fio
+# phases, a larger mutation test, more module load cycles.
+check-full:
+	NVFAB_CONNECT_LOOPS=50 NVFAB_FIO_RUNTIME=30 NVFAB_FUZZ_COUNT=3000 \
+	NVFAB_MODULE_ROUNDS=20 NVFAB_SELFTEST_TIMEOUT=7200 \
+	NVFAB_VM_TIMEOUT=9000 tools/testing/vm/check-all.sh
 
 lint:
 	tools/lint.sh
