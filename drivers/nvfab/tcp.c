@@ -523,6 +523,17 @@ static void nvfab_tcp_rcv_reset(struct nvfab_tcp_queue *queue)
 	queue->rcv_success = false;
 }
 
+/* The request a received PDU names by CID; NULL after reporting it. */
+static struct request *nvfab_tcp_pdu_rq(struct nvfab_tcp_queue *queue,
+					u16 cid, const char *what)
+{
+	struct request *rq = nvfab_find_rq(nvfab_tcp_tags(queue), cid);
+
+	if (!rq)
+		nvfab_tcp_error(queue, "%s for unknown CID 0x%x", what, cid);
+	return rq;
+}
+
 static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 				  struct nvme_completion *cqe)
 {
@@ -535,11 +546,9 @@ static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 					   &cqe->result);
 		return 0;
 	}
-	rq = nvfab_find_rq(nvfab_tcp_tags(queue), cid);
-	if (!rq) {
-		nvfab_tcp_error(queue, "CapsuleResp for unknown CID 0x%x", cid);
+	rq = nvfab_tcp_pdu_rq(queue, cid, "CapsuleResp");
+	if (!rq)
 		return -EPROTO;
-	}
 	req = blk_mq_rq_to_pdu(rq);
 	if (!(le16_to_cpu(cqe->status) >> 1) && req->data_len &&
 	    (rq_data_dir(rq) == READ ? req->data_recvd : req->data_sent) !=
@@ -671,12 +680,9 @@ static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
 	struct request *rq;
 	const char *why;
 
-	rq = nvfab_find_rq(nvfab_tcp_tags(queue), pdu->command_id);
-	if (!rq) {
-		nvfab_tcp_error(queue, "C2HData for unknown CID 0x%x",
-				pdu->command_id);
+	rq = nvfab_tcp_pdu_rq(queue, pdu->command_id, "C2HData");
+	if (!rq)
 		return -EPROTO;
-	}
 	req = blk_mq_rq_to_pdu(rq);
 	nvfab_tcp_xfer_of(req, rq, &x);
 	if (nvfab_tcp_check_c2h(pdu, &x, queue->hdr_digest, queue->data_digest,
@@ -711,12 +717,9 @@ static int nvfab_tcp_handle_r2t(struct nvfab_tcp_queue *queue,
 	struct request *rq;
 	const char *why;
 
-	rq = nvfab_find_rq(nvfab_tcp_tags(queue), pdu->command_id);
-	if (!rq) {
-		nvfab_tcp_error(queue, "R2T for unknown CID 0x%x",
-				pdu->command_id);
+	rq = nvfab_tcp_pdu_rq(queue, pdu->command_id, "R2T");
+	if (!rq)
 		return -EPROTO;
-	}
 	req = blk_mq_rq_to_pdu(rq);
 	nvfab_tcp_xfer_of(req, rq, &x);
 	if (nvfab_tcp_check_r2t(pdu, &x, &why)) {
