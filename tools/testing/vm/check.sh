@@ -11,8 +11,9 @@
 #   NVFAB_MODDIR      kbuild output with modules.order (default build/test)
 #   NVFAB_VM_TIMEOUT  whole-guest limit (default 1800 s), see run-vm.sh
 #   VERBOSE=1         stream the guest console to stderr
-# For testing this harness only:
-#   NVFAB_CHECK_PAYLOAD  guest command instead of guest/run-tests.sh
+#   NVFAB_CHECK_PAYLOAD  guest command instead of guest/run-tests.sh; it
+#                        must write $OUT/kunit.ktap (and selftests.ktap when
+#                        selftests/nvfab/run.sh exists) like run-tests.sh
 #   NVFAB_CHECK_KERNEL   test (default) or stock
 # Results go to build/vm/check-<timestamp>/ (build/vm/check-latest links to
 # the newest). The last line printed is "N passed, N failed" or

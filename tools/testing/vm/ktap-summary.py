@@ -10,8 +10,8 @@
 # counted itself. A "# SKIP" directive counts as skipped whether the line
 # says "ok" or "not ok"; "not ok ... # TODO" counts as skipped too. Results
 # a plan announced but that never appeared (a crash mid-run) count as
-# failed, as does "Bail out!" and a file that is missing or has no results
-# at all.
+# failed, as does "Bail out!" and a file that is missing or has neither a
+# plan nor a result. "1..0 # SKIP reason" counts as one skipped test.
 #
 # Default output: one line per file, "FILE: N passed, N failed, N skipped",
 # then the name of every failed leaf, indented. With --counts, print only
@@ -22,7 +22,7 @@ import sys
 
 RESULT = re.compile(r'^(?P<indent>\s*)(?P<ok>not ok|ok)\b\s*(?P<num>\d+)?\s*(?:-\s*)?'
                     r'(?P<desc>[^#]*?)\s*(?:#\s*(?P<directive>.*))?$')
-PLAN = re.compile(r'^(?P<indent>\s*)1\.\.(?P<n>\d+)\b')
+PLAN = re.compile(r'^(?P<indent>\s*)1\.\.(?P<n>\d+)\b\s*(?:#\s*(?P<directive>.*))?')
 SUBTEST = re.compile(r'^(?P<indent>\s*)#\s*Subtest:\s*(?P<name>.*\S)')
 VERSION = re.compile(r'^(?P<indent>\s*)(KTAP|TAP) version \d+')
 BAIL = re.compile(r'^\s*Bail out!(?P<why>.*)')
@@ -68,6 +68,7 @@ def parse(path):
     frames = []          # innermost last
     prev_indent = None   # indentation of the previous result line
     any_result = False
+    any_plan = False
     pending_name = {}    # indent -> name from "# Subtest:"
 
     def path_of(indent, desc):
@@ -103,7 +104,13 @@ def parse(path):
             continue
         m = PLAN.match(line)
         if m:
+            any_plan = True
             ind = width(m.group('indent'))
+            # "1..0 # SKIP why": the whole document is skipped; count it
+            # once so that the skip shows.
+            if (int(m.group('n')) == 0 and
+                    (m.group('directive') or '').upper().startswith('SKIP')):
+                s.skipped += 1
             while frames and frames[-1].indent >= ind:
                 close(frames.pop())
             frames.append(Frame(ind, int(m.group('n')), pending_name.pop(ind, None),
@@ -147,7 +154,7 @@ def parse(path):
 
     while frames:
         close(frames.pop())
-    if not any_result and s.failed == 0:
+    if not any_result and not any_plan and s.failed == 0:
         s.fail('(no test results in file)')
     return s
 
