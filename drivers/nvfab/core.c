@@ -30,6 +30,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -376,12 +377,14 @@ static bool nvfab_is_connect(struct request *rq)
  * nvfab_check_ready() - may this request be sent now?
  * @ctrl: the controller
  * @rq: the request
- * @queue_live: the transport queue has completed its Connect
+ * @queue_live: the transport queue is up (connected, initialised)
  *
- * A live controller sends everything on a live queue. While connecting,
- * only the host's own commands go out, and a Connect may go out on a queue
- * that is not live yet. While deleting, only the host's own commands
- * (shutdown) go out.
+ * A request may go out on a queue whose Fabrics Connect succeeded, while
+ * the controller is live or (re)connecting, so that requests requeued by a
+ * reset drain as soon as their queue is back. A Connect may go out on a
+ * queue that is up but not connected yet. User passthrough on the admin
+ * queue waits for the controller to be live. While deleting, only the
+ * host's own commands (shutdown) go out.
  *
  * Context: any context (blk_mq_ops.queue_rq).
  * Return: true if the request may be sent.
@@ -390,18 +393,24 @@ bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
 		       bool queue_live)
 {
 	enum nvfab_ctrl_state state = nvfab_ctrl_state(ctrl);
+	struct nvfab_request *req = nvfab_req(rq);
+	bool admin = rq->q == ctrl->admin_q;
+	int qid = admin ? 0 : rq->mq_hctx->queue_num + 1;
+	bool connected = queue_live && test_bit(qid, ctrl->live_qids);
 	bool internal = blk_rq_is_passthrough(rq) &&
-			!(nvfab_req(rq)->flags & NVFAB_REQ_USERCMD);
+			!(req->flags & NVFAB_REQ_USERCMD);
 
-	if (likely(state == NVFAB_CTRL_LIVE && queue_live))
+	if (likely(state == NVFAB_CTRL_LIVE && connected))
 		return true;
-	if (!queue_live)
-		return internal && nvfab_is_connect(rq) &&
-		       state == NVFAB_CTRL_CONNECTING;
 	switch (state) {
 	case NVFAB_CTRL_CONNECTING:
+		if (internal && nvfab_is_connect(rq))
+			return queue_live;
+		if (admin && (req->flags & NVFAB_REQ_USERCMD))
+			return false;
+		return connected;
 	case NVFAB_CTRL_DELETING:
-		return internal;
+		return connected && internal;
 	default:
 		return false;
 	}
@@ -966,10 +975,10 @@ void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
 		/* The scan reads the Changed NS List, which re-arms the event. */
 		set_bit(NVFAB_CTRL_NS_CHANGED, &ctrl->flags);
 		nvfab_queue_scan(ctrl);
-	}
-	else
+	} else {
 		dev_info(ctrl->device, "async event 0x%08x not handled\n",
 			 result);
+	}
 	queue_work(nvfab_wq, &ctrl->async_event_work);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_complete_async_event);
@@ -1094,8 +1103,43 @@ static void nvfab_stop_io_queues(struct nvfab_ctrl *ctrl, unsigned int nr)
 {
 	unsigned int qid;
 
-	for (qid = 1; qid <= nr; qid++)
+	for (qid = 1; qid <= nr; qid++) {
+		clear_bit(qid, ctrl->live_qids);
 		ctrl->ops->stop_queue(ctrl, qid);
+	}
+}
+
+/*
+ * Change the number of I/O hardware queues after a reconnect. blk-mq
+ * freezes every queue of the tag set for that, so requests queued during
+ * the outage must drain first, over the queues already connected again;
+ * give them NVFAB_IO_TIMEOUT and fail this attempt if they do not.
+ */
+static int nvfab_update_nr_io_queues(struct nvfab_ctrl *ctrl,
+				     unsigned int nr_io)
+{
+	long left = NVFAB_IO_TIMEOUT;
+	struct nvfab_ns *ns;
+	int ret = 0;
+
+	down_read(&ctrl->namespaces_rwsem);
+	list_for_each_entry(ns, &ctrl->namespaces, list)
+		blk_freeze_queue_start(ns->disk->queue);
+	list_for_each_entry(ns, &ctrl->namespaces, list) {
+		left = blk_mq_freeze_queue_wait_timeout(ns->disk->queue, left);
+		if (left <= 0) {
+			dev_warn(ctrl->device, "queued I/O did not drain within %d s\n",
+				 NVFAB_IO_TIMEOUT / HZ);
+			ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	if (!ret)
+		blk_mq_update_nr_hw_queues(&ctrl->tagset, nr_io);
+	list_for_each_entry(ns, &ctrl->namespaces, list)
+		blk_mq_unfreeze_queue(ns->disk->queue);
+	up_read(&ctrl->namespaces_rwsem);
+	return ret;
 }
 
 static void nvfab_free_io_queues(struct nvfab_ctrl *ctrl, unsigned int nr)
@@ -1108,7 +1152,7 @@ static void nvfab_free_io_queues(struct nvfab_ctrl *ctrl, unsigned int nr)
 
 static int nvfab_setup_io_queues(struct nvfab_ctrl *ctrl, bool new)
 {
-	unsigned int nr_io = ctrl->queue_count - 1, started, qid;
+	unsigned int nr_io = ctrl->queue_count - 1, started, qid, prior;
 	int ret;
 
 	for (started = 0; started < nr_io; started++) {
@@ -1121,25 +1165,41 @@ static int nvfab_setup_io_queues(struct nvfab_ctrl *ctrl, bool new)
 		ret = nvfab_alloc_io_tagset(ctrl);
 		if (ret)
 			goto out_stop;
+		prior = nr_io;
 	} else {
-		blk_mq_update_nr_hw_queues(&ctrl->tagset, nr_io);
+		prior = ctrl->tagset.nr_hw_queues;
 	}
 
-	for (qid = 1; qid <= nr_io; qid++) {
+	/* Connect the queues the tag set has, let waiting I/O flow... */
+	for (qid = 1; qid <= min(nr_io, prior); qid++) {
 		ret = nvfab_connect_queue(ctrl, qid);
 		if (ret)
 			goto out_cleanup;
 	}
 	if (!new)
 		nvfab_unquiesce_io_queues(ctrl);
+	/* ...then resize the tag set and connect the queues it gained. */
+	if (nr_io != prior) {
+		ret = nvfab_update_nr_io_queues(ctrl, nr_io);
+		if (ret)
+			goto out_cleanup;
+		for (qid = prior + 1; qid <= nr_io; qid++) {
+			ret = nvfab_connect_queue(ctrl, qid);
+			if (ret)
+				goto out_cleanup;
+		}
+	}
 	return 0;
 
 out_cleanup:
+	nvfab_quiesce_io_queues(ctrl);
 	nvfab_stop_io_queues(ctrl, nr_io);
 	blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request, ctrl);
 	blk_mq_tagset_wait_completed_request(&ctrl->tagset);
-	if (new)
+	if (new) {
+		nvfab_unquiesce_io_queues(ctrl);
 		nvfab_free_io_tagset(ctrl);
+	}
 	started = nr_io;
 out_stop:
 	nvfab_stop_io_queues(ctrl, started);
@@ -1170,6 +1230,7 @@ static void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
 		return;
 	if (!test_and_set_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags)) {
 		nvfab_quiesce_admin(ctrl);
+		clear_bit(0, ctrl->live_qids);
 		ctrl->ops->stop_queue(ctrl, 0);
 		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
 					nvfab_cancel_request, ctrl);
@@ -1247,7 +1308,6 @@ static void nvfab_stop_ctrl(struct nvfab_ctrl *ctrl)
 {
 	nvfab_stop_keep_alive(ctrl);
 	cancel_work_sync(&ctrl->async_event_work);
-	cancel_delayed_work_sync(&ctrl->failfast_work);
 }
 
 /**
@@ -1287,14 +1347,21 @@ static void nvfab_failfast_work(struct work_struct *work)
 	struct nvfab_ctrl *ctrl = container_of(to_delayed_work(work),
 					       struct nvfab_ctrl, failfast_work);
 
-	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_RESETTING:
+	case NVFAB_CTRL_CONNECTING:
+		break;
+	default:
 		return;
+	}
 	set_bit(NVFAB_CTRL_FAILFAST_EXPIRED, &ctrl->flags);
 	dev_info(ctrl->device, "fast_io_fail_tmo expired: failing queued I/O\n");
+	/*
+	 * Requests in flight were cancelled and requeued by the teardown;
+	 * rerun them so that nvfab_fail_nonready() fails them now. Those
+	 * parked by BLK_STS_RESOURCE are retried by blk-mq within ms.
+	 */
 	nvfab_kick_requeue_lists(ctrl);
-	if (ctrl->tagset_live)
-		blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request,
-					ctrl);
 }
 
 static bool nvfab_should_reconnect(struct nvfab_ctrl *ctrl)
@@ -1356,9 +1423,15 @@ static void nvfab_teardown_for_reconnect(struct nvfab_ctrl *ctrl)
 	nvfab_unquiesce_io_queues(ctrl);
 	nvfab_teardown_admin_queue(ctrl, false);
 	nvfab_unquiesce_admin(ctrl);
-	if (ctrl->opts->fast_io_fail_tmo >= 0)
-		queue_delayed_work(nvfab_wq, &ctrl->failfast_work,
-				   ctrl->opts->fast_io_fail_tmo * HZ);
+}
+
+/* fast_io_fail_tmo counts from the moment the association is lost. */
+static void nvfab_start_failfast(struct nvfab_ctrl *ctrl)
+{
+	int tmo = READ_ONCE(ctrl->opts->fast_io_fail_tmo);
+
+	if (tmo >= 0)
+		queue_delayed_work(nvfab_wq, &ctrl->failfast_work, tmo * HZ);
 }
 
 static void nvfab_err_work(struct work_struct *work)
@@ -1401,6 +1474,7 @@ bool nvfab_error_recovery(struct nvfab_ctrl *ctrl)
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_RESETTING))
 		return false;
 	dev_warn(ctrl->device, "starting error recovery\n");
+	nvfab_start_failfast(ctrl);
 	queue_work(nvfab_reset_wq, &ctrl->err_work);
 	return true;
 }
@@ -1434,6 +1508,7 @@ static void nvfab_do_delete_ctrl(struct nvfab_ctrl *ctrl)
 	cancel_work_sync(&ctrl->err_work);
 	cancel_work_sync(&ctrl->reset_work);
 	cancel_delayed_work_sync(&ctrl->connect_work);
+	cancel_delayed_work_sync(&ctrl->failfast_work);
 	nvfab_stop_ctrl(ctrl);
 	flush_work(&ctrl->scan_work);
 
@@ -1544,6 +1619,7 @@ static void nvfab_free_ctrl(struct device *dev)
 					       ctrl_device);
 
 	nvfab_instance_put(ctrl->instance);
+	bitmap_free(ctrl->live_qids);
 	ctrl->ops->free_ctrl(ctrl);
 }
 
@@ -1584,9 +1660,15 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	INIT_DELAYED_WORK(&ctrl->connect_work, nvfab_connect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, nvfab_failfast_work);
 
+	ctrl->live_qids = bitmap_zalloc(opts->nr_io_queues +
+					opts->nr_write_queues +
+					opts->nr_poll_queues + 1, GFP_KERNEL);
+	if (!ctrl->live_qids)
+		return -ENOMEM;
+
 	ret = nvfab_instance_get();
 	if (ret < 0)
-		return ret;
+		goto out_free_bitmap;
 	ctrl->instance = ret;
 
 	ctrl->device = &ctrl->ctrl_device;
@@ -1613,6 +1695,8 @@ out_free_name:
 	ctrl->device->kobj.name = NULL;
 out_put_instance:
 	nvfab_instance_put(ctrl->instance);
+out_free_bitmap:
+	bitmap_free(ctrl->live_qids);
 	return ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_init_ctrl);

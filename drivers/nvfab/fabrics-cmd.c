@@ -150,6 +150,7 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 	}
 	if (qid == 0)
 		ctrl->cntlid = le16_to_cpu(res.u16);
+	set_bit(qid, ctrl->live_qids);
 	return 0;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_connect_queue);

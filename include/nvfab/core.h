@@ -214,6 +214,8 @@ struct nvfab_ctrl_ops {
  * @aen_result:		Dword 0 of the last asynchronous event
  * @nr_reconnects:	attempts since the association was lost
  * @flags:		NVFAB_CTRL_* bits
+ * @live_qids:		bit per queue ID whose Fabrics Connect succeeded;
+ *			cleared before the queue is stopped
  *
  * Fields read from the controller are written only while CONNECTING and
  * read anywhere after.
@@ -285,6 +287,7 @@ struct nvfab_ctrl {
 	u32				aen_result;
 	int				nr_reconnects;
 	unsigned long			flags;
+	unsigned long			*live_qids;
 };
 
 /* Bits of nvfab_ctrl.flags. */

@@ -7,47 +7,18 @@
 # leaks, and a clean kernel log.
 set -u
 . "$(dirname "$0")/lib.sh"
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-. "$REPO/tools/testing/vm/guest/topology.sh"
+. "$(dirname "$0")/tcp_lib.sh"
 
 LOOPS=${NVFAB_CONNECT_LOOPS:-5}
 FIO_RUNTIME=${NVFAB_FIO_RUNTIME:-6}
 
-cleanup() {
-	for d in /sys/class/nvfab/nvfab*; do
-		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller" 2>/dev/null
-	done
-	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
-	topo_cleanup >/dev/null 2>&1
-}
-trap cleanup EXIT
+trap nvfab_tcp_cleanup EXIT
 
 require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
 ktap_set_plan 30
-
-ADDR=""
-connect() { # extra options
-	local opts="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
-	opts="$opts,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN$1"
-	exec 3<>/dev/nvfab-fabrics || return 1
-	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
-	ADDR=$(cat <&3)
-	exec 3>&-
-}
-
-ctrl_count() { ls -d /sys/class/nvfab/nvfab* 2>/dev/null | wc -l; }
-
-disconnect_all() {
-	local d
-	for d in /sys/class/nvfab/nvfab*; do
-		[ -e "$d/delete_controller" ] || continue
-		echo 1 >"$d/delete_controller" || return 1
-	done
-	busywait 20000 test "$(ctrl_count)" = 0
-}
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -64,45 +35,46 @@ topo_up 1 && nvmet_setup 1
 ktap_check "target up (nvmet-tcp in netns $TOPO_NS)" test -e "$NVMET_CFS/ports/1/subsystems/$NVMET_NQN"
 ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
 
-ktap_check "connect" connect ",nr_io_queues=2"
-ktap_diag "connect answered: $ADDR"
-C=/sys/class/nvfab/nvfab0
+ktap_check "connect" nvfab_connect ",nr_io_queues=2"
+ktap_diag "connect answered: $REPLY_LINE"
+C=$CTRL
+N=${DEV%n1}
 ktap_check "state live" test "$(cat $C/state 2>/dev/null)" = live
 ktap_check "transport tcp, subsysnqn matches" \
 	test "$(cat $C/transport)/$(cat $C/subsysnqn)" = "tcp/$NVMET_NQN"
 ktap_check "queue_count 3 (admin + 2)" test "$(cat $C/queue_count)" = 3
-busywait 20000 test -b /dev/nvfab0n1 && busywait 20000 test -b /dev/nvfab0n2
-ktap_check "namespaces /dev/nvfab0n1 and n2" test -b /dev/nvfab0n2
+busywait 20000 test -b "${N}n2"
+ktap_check "namespaces ${N}n1 and n2" test -b "${N}n2"
 ktap_check "n1 size is the null_blk's 1 GiB" \
-	test "$(cat /sys/block/nvfab0n1/size)" = 2097152
+	test "$(cat "/sys/block/${DEV#/dev/}/size")" = 2097152
 
-ktap_check "fio randrw 4k-1m QD8 verify=crc32c" fio_verify /dev/nvfab0n1 plain
-ktap_check "fio randrw 4k-64k QD1 verify=crc32c" fio_verify /dev/nvfab0n1 qd1 \
+ktap_check "fio randrw 4k-1m QD8 verify=crc32c" fio_verify "$DEV" plain
+ktap_check "fio randrw 4k-64k QD1 verify=crc32c" fio_verify "$DEV" qd1 \
 	--iodepth=1 --bsrange=4k-64k --runtime=3
-ktap_check "fio randrw 4k-128k QD32 verify=crc32c" fio_verify /dev/nvfab0n1 qd32 \
+ktap_check "fio randrw 4k-128k QD32 verify=crc32c" fio_verify "$DEV" qd32 \
 	--iodepth=32 --bsrange=4k-128k --runtime=3
-ktap_check "mkfs.ext4 + fsck clean" bash -c \
-	'mkfs.ext4 -q -F /dev/nvfab0n2 && fsck.ext4 -n -f /dev/nvfab0n2 >/dev/null'
+mkfs_fsck() { mkfs.ext4 -q -F "$1" && fsck.ext4 -n -f "$1" >/dev/null; }
+ktap_check "mkfs.ext4 + fsck clean" mkfs_fsck "${N}n2"
 
-sn=$(nvme id-ctrl /dev/nvfab0 -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["subnqn"])')
-ktap_check "nvme id-ctrl /dev/nvfab0 returns the target's SUBNQN" test "$sn" = "$NVMET_NQN"
-nsze=$(nvme id-ns /dev/nvfab0n1 -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["nsze"])')
-ktap_check "nvme id-ns /dev/nvfab0n1 nsze = 262144 blocks" test "$nsze" = 262144
-ktap_check "nvme list-ns /dev/nvfab0 lists 2 namespaces" \
-	test "$(nvme list-ns /dev/nvfab0 2>/dev/null | grep -c .)" = 2
+sn=$(nvme id-ctrl "$N" -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["subnqn"])')
+ktap_check "nvme id-ctrl ${N} returns the target's SUBNQN" test "$sn" = "$NVMET_NQN"
+nsze=$(nvme id-ns "$DEV" -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["nsze"])')
+ktap_check "nvme id-ns ${DEV} nsze = 262144 blocks" test "$nsze" = 262144
+ktap_check "nvme list-ns ${N} lists 2 namespaces" \
+	test "$(nvme list-ns "$N" 2>/dev/null | grep -c .)" = 2
 ktap_check "nvme get-feature (number of queues) works" \
-	nvme get-feature /dev/nvfab0 -f 7
+	nvme get-feature "$N" -f 7
 # AEN: a namespace added on the target appears, removed disappears.
 ns3=$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/3
 truncate -s 64M /tmp/nvfab-ns3.img
 mkdir -p "$ns3" && echo /tmp/nvfab-ns3.img >"$ns3/device_path" && echo 1 >"$ns3/enable"
-ktap_check "namespace added on the target: AEN rescan adds /dev/nvfab0n3" \
-	busywait 30000 test -b /dev/nvfab0n3
+ktap_check "namespace added on the target: AEN rescan adds ${N}n3" \
+	busywait 30000 test -b "${N}n3"
 echo 0 >"$ns3/enable"
-gone_n3() { ! test -e /dev/nvfab0n3; }
-ktap_check "namespace disabled: AEN rescan removes /dev/nvfab0n3" busywait 30000 gone_n3
+gone_n3() { ! test -e "${N}n3"; }
+ktap_check "namespace disabled: AEN rescan removes ${N}n3" busywait 30000 gone_n3
 echo 1 >"$ns3/enable"
-ktap_check "re-enabled: a second AEN is delivered too" busywait 30000 test -b /dev/nvfab0n3
+ktap_check "re-enabled: a second AEN is delivered too" busywait 30000 test -b "${N}n3"
 echo 0 >"$ns3/enable"
 busywait 30000 gone_n3
 rmdir "$ns3"
@@ -110,29 +82,27 @@ rmdir "$ns3"
 ktap_check "reset_controller: back to live" bash -c \
 	"echo 1 > $C/reset_controller && test \"\$(cat $C/state)\" = live"
 
-ktap_check "disconnect" disconnect_all
-ktap_check "connect with hdr_digest,data_digest" connect ",hdr_digest,data_digest"
-busywait 20000 test -b /dev/nvfab1n1
-ktap_check "fio verify with digests" fio_verify /dev/nvfab1n1 digest
-disconnect_all
+ktap_check "disconnect" nvfab_delete_all
+ktap_check "connect with hdr_digest,data_digest" nvfab_connect ",hdr_digest,data_digest"
+ktap_check "fio verify with digests" fio_verify "$DEV" digest
+nvfab_delete_all
 
 ktap_check "connect with nr_write_queues=1,nr_poll_queues=1" \
-	connect ",nr_io_queues=1,nr_write_queues=1,nr_poll_queues=1"
-busywait 20000 test -b /dev/nvfab2n1
-ktap_check "queue_count 4, polling enabled on the disk" test \
-	"$(cat /sys/class/nvfab/nvfab2/queue_count)/$(cat /sys/block/nvfab2n1/queue/io_poll)" = 4/1
-ktap_check "fio io_uring hipri (polled) verify" fio_verify /dev/nvfab2n1 poll \
+	nvfab_connect ",nr_io_queues=1,nr_write_queues=1,nr_poll_queues=1"
+qp="$(cat "$CTRL/queue_count")/$(cat "/sys/block/${DEV#/dev/}/queue/io_poll")"
+ktap_check "queue_count 4, polling enabled on the disk (got $qp)" test "$qp" = 4/1
+ktap_check "fio io_uring hipri (polled) verify" fio_verify "$DEV" poll \
 	--ioengine=io_uring --hipri=1 --iodepth=4 --bsrange=4k-64k --runtime=3
-disconnect_all
+nvfab_delete_all
 
 ok=1
 for ((i = 0; i < LOOPS; i++)); do
-	connect "" || { ok=0; ktap_diag "connect $i failed"; break; }
-	disconnect_all || { ok=0; ktap_diag "disconnect $i failed"; break; }
+	nvfab_connect "" || { ok=0; ktap_diag "connect $i failed"; break; }
+	nvfab_delete_all || { ok=0; ktap_diag "disconnect $i failed"; break; }
 done
 ktap_check "$LOOPS connect/disconnect rounds" test "$ok" = 1
 ktap_check "no controller left, refcnt 0" \
-	test "$(ctrl_count)/$(nvfab_refcnt nvfab-tcp)" = "0/0"
+	test "$(nvfab_ctrl_count)/$(nvfab_refcnt nvfab-tcp)" = "0/0"
 ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core
 ktap_check "kernel log clean" dmesg_clean_since_canary
 ktap_finish

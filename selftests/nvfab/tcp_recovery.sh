@@ -7,17 +7,12 @@
 # keep-alive, and reset and delete during I/O. Nothing may hang.
 set -u
 . "$(dirname "$0")/lib.sh"
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
-. "$REPO/tools/testing/vm/guest/topology.sh"
+. "$(dirname "$0")/tcp_lib.sh"
 
 FIOPID=
 cleanup() {
 	[ -n "$FIOPID" ] && kill "$FIOPID" 2>/dev/null
-	for d in /sys/class/nvfab/nvfab*; do
-		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller" 2>/dev/null
-	done
-	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
-	topo_cleanup >/dev/null 2>&1
+	nvfab_tcp_cleanup
 }
 trap cleanup EXIT
 
@@ -26,19 +21,7 @@ command -v fio >/dev/null || ksft_skip_all "fio missing"
 ktap_header
 ktap_set_plan 19
 
-CTRL=
-connect() { # extra options; sets CTRL to the sysfs dir
-	local opts reply
-	opts="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
-	opts="$opts,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN$1"
-	exec 3<>/dev/nvfab-fabrics || return 1
-	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
-	reply=$(cat <&3)
-	exec 3>&-
-	reply=${reply#instance=}
-	CTRL=/sys/class/nvfab/nvfab${reply%%,*}
-	busywait 20000 test -b "/dev/$(basename "$CTRL")n1"
-}
+connect() { nvfab_connect "$@"; }
 
 state() { cat "$CTRL/state" 2>/dev/null || echo gone; }
 is_state() { test "$(state)" = "$1"; }
@@ -57,7 +40,7 @@ ktap_check "target and modules up" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
 
 # 1. Port removed and restored under fio verify.
 connect ",reconnect_delay=1,ctrl_loss_tmo=60"
-dev=/dev/$(basename "$CTRL")n1
+dev=$DEV
 fio --name=cut --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=4 --size=16m --time_based --runtime=25 \
 	--verify=crc32c --verify_fatal=1 --verify_backlog=32 \
@@ -78,7 +61,7 @@ ktap_check "delete" delete_ctrl
 
 # 2. Port never restored: removed at ctrl_loss_tmo, pending I/O fails.
 connect ",reconnect_delay=1,ctrl_loss_tmo=4"
-dev=/dev/$(basename "$CTRL")n1
+dev=$DEV
 nvmet_port_disable 1
 busywait 20000 not_live
 t0=$(now_ms)
@@ -91,7 +74,7 @@ nvmet_port_enable 1
 
 # 3. fast_io_fail_tmo=2: I/O fails after about 2 s, not ctrl_loss_tmo.
 connect ",reconnect_delay=1,ctrl_loss_tmo=60,fast_io_fail_tmo=2"
-dev=/dev/$(basename "$CTRL")n1
+dev=$DEV
 nvmet_port_disable 1
 busywait 20000 not_live
 t0=$(now_ms)
@@ -122,7 +105,7 @@ delete_ctrl
 
 # 5. Reset and delete during I/O.
 connect ",reconnect_delay=1"
-dev=/dev/$(basename "$CTRL")n1
+dev=$DEV
 fio --name=reset --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=8 --size=16m --time_based --runtime=12 \
 	--verify=crc32c --verify_fatal=1 --verify_backlog=32 \

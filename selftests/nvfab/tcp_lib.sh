@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the NVMe/TCP selftests: connect through /dev/nvfab-fabrics
+# over path 1 of the topology, find the controller and its first namespace,
+# delete controllers, and clean everything up. Sourced after lib.sh.
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$REPO/tools/testing/vm/guest/topology.sh"
+
+CTRL=		# /sys/class/nvfab/nvfabN of the last connect
+DEV=		# /dev/nvfabNn1 of the last connect
+REPLY_LINE=	# what the control node answered
+
+# nvfab_connect EXTRA: connect over path 1 with extra ",key=value" options
+# and wait for namespace 1's block device.
+nvfab_connect() {
+	local opts n
+	opts="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
+	opts="$opts,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN${1:-}"
+	exec 3<>/dev/nvfab-fabrics || return 1
+	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
+	REPLY_LINE=$(cat <&3)
+	exec 3>&-
+	n=${REPLY_LINE#instance=}
+	n=${n%%,*}
+	CTRL=/sys/class/nvfab/nvfab$n
+	DEV=/dev/nvfab${n}n1
+	busywait 20000 test -b "$DEV"
+}
+
+nvfab_ctrl_count() {
+	local d n=0
+	for d in /sys/class/nvfab/nvfab*; do
+		[ -e "$d" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+
+# nvfab_delete_all: delete every controller and wait until none is left.
+nvfab_delete_all() {
+	local d
+	for d in /sys/class/nvfab/nvfab*; do
+		[ -e "$d/delete_controller" ] || continue
+		echo 1 >"$d/delete_controller" || return 1
+	done
+	busywait 30000 test "$(nvfab_ctrl_count)" = 0
+}
+
+# For "trap nvfab_tcp_cleanup EXIT".
+nvfab_tcp_cleanup() {
+	nvfab_delete_all >/dev/null 2>&1
+	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
+	topo_cleanup >/dev/null 2>&1
+}
