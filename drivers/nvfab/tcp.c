@@ -26,7 +26,6 @@
 #include <linux/module.h>
 #include <linux/nvme-tcp.h>
 #include <linux/slab.h>
-#include <net/busy_poll.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -1482,25 +1481,34 @@ static void nvfab_tcp_commit_rqs(struct blk_mq_hw_ctx *hctx)
 }
 
 /*
- * blk_mq_ops.poll for HCTX_TYPE_POLL queues: receive inline. Sending stays
- * with io_work; the receive state is serialised by the socket lock, which
- * io_work's receive also takes.
+ * blk_mq_ops.poll for HCTX_TYPE_POLL queues: receive inline. The poller may
+ * run under rcu_read_lock() (io_uring IOPOLL), so it must not sleep: it
+ * takes the socket spinlock with BHs off, as softirq readers of a TCP
+ * socket do, and leaves the socket to io_work when io_work owns it.
+ * Sending stays with io_work.
  */
 static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	struct nvfab_tcp_queue *queue = hctx->driver_data;
-	struct sock *sk;
+	read_descriptor_t desc = { .arg.data = queue, .count = 1 };
 	unsigned int before;
+	struct sock *sk;
 
 	if (!test_bit(NVFAB_TCP_Q_LIVE, &queue->flags) || !queue->rd_enabled)
 		return 0;
 	sk = queue->sock->sk;
 	set_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
-	if (sk_can_busy_loop(sk) && skb_queue_empty_lockless(&sk->sk_receive_queue))
-		sk_busy_loop(sk, true);
 	before = READ_ONCE(queue->nr_cqe);
-	nvfab_tcp_try_recv(queue);
+	local_bh_disable();
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk))
+		queue->sock->ops->read_sock(sk, &desc, nvfab_tcp_recv_skb);
+	bh_unlock_sock(sk);
+	local_bh_enable();
 	clear_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
+	/* Data that arrived while we polled is io_work's again. */
+	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
+		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
 	return READ_ONCE(queue->nr_cqe) - before;
 }
 
