@@ -66,14 +66,17 @@ disconnect_nvfab() {
 }
 
 connect_kernel() {
-	local c
+	local i
 	nvme connect -t tcp -a "$ADDR" -s 4420 -w "$SRC" -n "$NVMET_NQN" \
 		-q "$HOSTNQN" -I "$HOSTID" -i 2 >/dev/null || return 1
-	for c in /sys/class/nvme/nvme*; do
-		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NVMET_NQN" ] || continue
-		DEV=/dev/$(basename "$(ls -d "$c"/nvme*n1 2>/dev/null | head -n1)")
+	# With native multipath the disk is the subsystem's nvmeXnY (the
+	# per-path nvmeXcYnZ has no node); only one such host is connected.
+	for ((i = 0; i < 200; i++)); do
+		DEV=$(ls /dev/nvme[0-9]*n1 2>/dev/null | grep -v c | head -n1)
+		[ -b "$DEV" ] && return 0
+		sleep 0.1
 	done
-	wait_for "$DEV" 200
+	return 1
 }
 
 disconnect_kernel() {
