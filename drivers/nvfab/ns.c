@@ -28,10 +28,21 @@ static struct nvfab_ns *nvfab_find_ns(struct nvfab_ctrl *ctrl, u32 nsid)
 	return NULL;
 }
 
-/*
- * Parse the Namespace Identification Descriptor list (NVMe Base 2.0,
- * 5.17.2.3): each descriptor is a 4-byte header and NIDL bytes, the list
- * ends at a zero NIDT or at the end of the 4 KiB buffer.
+/**
+ * nvfab_parse_ns_descs() - parse a Namespace Identification Descriptor list
+ * @buf: the list as the controller returned it (untrusted)
+ * @len: bytes of @buf that may be read (4096 for Identify CNS 03h)
+ * @ids: identifiers found; fields without a descriptor are left as they are
+ * @dev: device for messages, or NULL
+ *
+ * NVMe Base 2.0, 5.17.2.3: each descriptor is a 4-byte header and NIDL
+ * bytes; the list ends at a zero NIDT or at the end of the buffer. EUI64,
+ * NGUID, UUID and CSI must have their fixed lengths; unknown types are
+ * skipped by their NIDL.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when a descriptor overruns @len or has the wrong
+ * length for its type (one message names it).
  */
 VISIBLE_IF_KUNIT int nvfab_parse_ns_descs(const u8 *buf, size_t len,
 					  struct nvfab_ns_ids *ids,
