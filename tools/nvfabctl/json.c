@@ -146,3 +146,11 @@ void nvf_json_int(struct nvf_json *j, const char *key, long long val)
 	nvf_json_sep(j, key);
 	fprintf(j->f, "%lld", val);
 }
+
+/* A number written with @decimals digits after the point ("61.2"). */
+void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
+		    int decimals)
+{
+	nvf_json_sep(j, key);
+	fprintf(j->f, "%.*f", decimals, val);
+}

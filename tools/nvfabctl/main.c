@@ -57,7 +57,7 @@ int nvf_getopt(int argc, char **argv, const char *shortopts,
 	return '?';
 }
 
-/* Refuse operands left after the options: no verb takes any. */
+/* Refuse operands left at optind: past the options and any the verb took. */
 int nvf_no_operands(int argc, char **argv)
 {
 	if (optind < argc) {
@@ -125,6 +125,8 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_disconnect_all,	nvf_disconnect_all_usage },
 	{ "list",		"list controllers and their namespaces",
 	  nvf_list,		nvf_list_usage },
+	{ "list-subsys",	"list subsystems, their controllers and paths",
+	  nvf_list_subsys,	nvf_list_subsys_usage },
 };
 
 static const struct nvf_cmd *nvf_find_cmd(const char *name)

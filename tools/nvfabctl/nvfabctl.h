@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * nvfabctl: user-space control tool for the nvfab NVMe over Fabrics host.
- * Declarations shared by the verbs (connect.c, disconnect.c, list.c) and
- * the helpers they use (main.c, sysfs.c, json.c).
+ * Declarations shared by the verbs (connect.c, disconnect.c, list.c,
+ * list-subsys.c) and the helpers they use (main.c, sysfs.c, subsys.c,
+ * json.c).
  */
 #ifndef NVFABCTL_H
 #define NVFABCTL_H
@@ -53,6 +54,8 @@ int nvf_disconnect_all(int argc, char **argv);
 void nvf_disconnect_all_usage(FILE *f);
 int nvf_list(int argc, char **argv);
 void nvf_list_usage(FILE *f);
+int nvf_list_subsys(int argc, char **argv);
+void nvf_list_subsys_usage(FILE *f);
 
 /* sysfs.c: controllers under <root>/class/nvfab, namespaces, attributes */
 struct nvf_ctrl {
@@ -67,17 +70,76 @@ struct nvf_ns {
 	long long	sectors;	/* 512-byte sectors, -1 if unknown */
 };
 
+const char *nvf_sysfs_root(void);
+char *nvf_path(const char *a, const char *b);
+bool nvf_is_dir(const char *path);
+bool nvf_parse_num(const char **s, int *val);
+long long nvf_parse_ll(const char *s);
 bool nvf_ctrl_name_parse(const char *name, int *instance);
+bool nvf_ns_name_parse(const char *name, int *x, int *y);
 int nvf_ctrl_scan(struct nvf_ctrl **ctrls, size_t *nr);
 int nvf_ctrl_find(const char *name, struct nvf_ctrl *ctrl);
 void nvf_ctrl_free(struct nvf_ctrl *ctrls, size_t nr);
 char *nvf_attr_read(const char *dir, const char *attr);
+long long nvf_attr_read_num(const char *dir, const char *attr);
 int nvf_attr_write(const char *dir, const char *attr, const char *val);
 int nvf_ctrl_namespaces(const struct nvf_ctrl *ctrl, struct nvf_ns **ns,
 			size_t *nr);
 
+/*
+ * subsys.c: NVM subsystems under <root>/class/nvfab-subsystem, with their
+ * controllers, namespace heads and per-path block devices. A string is
+ * NULL and a number -1 when its attribute is missing or unreadable.
+ */
+struct nvf_subsys_ctrl {
+	int	instance;	/* C of nvfabC */
+	char	name[32];
+	char	*transport;
+	char	*address;
+	char	*state;
+};
+
+struct nvf_path {
+	int		ctrl;		/* C of nvfabScCnN */
+	char		name[48];	/* "nvfabScCnN" */
+	char		ctrl_name[32];	/* "nvfabC" */
+	char		*ana_state;
+	long long	ana_grpid;
+	long long	routed_ios;	/* I/Os the multipath layer sent here */
+	long long	inflight[2];	/* reads, writes in flight */
+	char		*ps_status;	/* the path selector's line */
+	double		share;		/* % of the head's routed_ios, or -1 */
+};
+
+struct nvf_head {
+	int		n;		/* N of nvfabSnN */
+	char		name[32];
+	long long	nsid;
+	struct nvf_path	*paths;		/* sorted by controller */
+	size_t		nr_paths;
+};
+
+struct nvf_subsys {
+	int			instance;	/* S of nvfab-subsysS */
+	char			name[32];
+	char			*nqn;
+	char			*iopolicy;
+	char			*model;
+	char			*serial;
+	char			*firmware_rev;
+	struct nvf_subsys_ctrl	*ctrls;		/* sorted by instance */
+	size_t			nr_ctrls;
+	struct nvf_head		*heads;		/* sorted by N */
+	size_t			nr_heads;
+};
+
+bool nvf_subsys_name_parse(const char *name, int *instance);
+bool nvf_path_name_parse(const char *name, int *s, int *c, int *n);
+int nvf_subsys_scan(struct nvf_subsys **subs, size_t *nr);
+void nvf_subsys_free(struct nvf_subsys *subs, size_t nr);
+
 /* json.c: a small streaming JSON writer with two-space indentation */
-#define NVF_JSON_MAX_DEPTH	8
+#define NVF_JSON_MAX_DEPTH	16
 
 struct nvf_json {
 	FILE	*f;
@@ -90,5 +152,7 @@ void nvf_json_begin(struct nvf_json *j, const char *key, char open);
 void nvf_json_end(struct nvf_json *j, char close);
 void nvf_json_str(struct nvf_json *j, const char *key, const char *val);
 void nvf_json_int(struct nvf_json *j, const char *key, long long val);
+void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
+		    int decimals);
 
 #endif /* NVFABCTL_H */

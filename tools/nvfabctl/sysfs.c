@@ -30,7 +30,7 @@
 /* Longest attribute value read; sysfs files are at most a page. */
 #define NVF_ATTR_MAX	4096
 
-static const char *nvf_sysfs_root(void)
+const char *nvf_sysfs_root(void)
 {
 	const char *root = getenv("NVFAB_SYSFS");
 
@@ -38,7 +38,7 @@ static const char *nvf_sysfs_root(void)
 }
 
 /* A malloc'ed "<a>/<b>", or NULL (reported) when out of memory. */
-static char *nvf_path(const char *a, const char *b)
+char *nvf_path(const char *a, const char *b)
 {
 	size_t len = strlen(a) + strlen(b) + 2;
 	char *p = malloc(len);
@@ -56,7 +56,7 @@ static char *nvf_path(const char *a, const char *b)
  * none, if there is a leading zero (the kernel never makes "nvfab01") or if
  * the number is too large for an int.
  */
-static bool nvf_parse_num(const char **s, int *val)
+bool nvf_parse_num(const char **s, int *val)
 {
 	long v = 0;
 	const char *p = *s;
@@ -73,6 +73,27 @@ static bool nvf_parse_num(const char **s, int *val)
 	return true;
 }
 
+/*
+ * @s as a non-negative decimal number, with optional blanks around it
+ * (" 3\n" as sysfs pads counters); -1 if it is not one or above LLONG_MAX.
+ */
+long long nvf_parse_ll(const char *s)
+{
+	long long v;
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno)
+		return -1;
+	end += strspn(end, " \t\n");
+	return *end ? -1 : v;
+}
+
 /* True if @name is "nvfabN"; *@instance gets N. */
 bool nvf_ctrl_name_parse(const char *name, int *instance)
 {
@@ -83,7 +104,7 @@ bool nvf_ctrl_name_parse(const char *name, int *instance)
 }
 
 /* True if @name is "nvfabXnY" (not a per-path "nvfabXcNnY"). */
-static bool nvf_ns_name_parse(const char *name, int *x, int *y)
+bool nvf_ns_name_parse(const char *name, int *x, int *y)
 {
 	if (strncmp(name, "nvfab", 5))
 		return false;
@@ -93,7 +114,7 @@ static bool nvf_ns_name_parse(const char *name, int *x, int *y)
 	return nvf_parse_num(&name, y) && !*name;
 }
 
-static bool nvf_is_dir(const char *path)
+bool nvf_is_dir(const char *path)
 {
 	struct stat st;
 
@@ -139,6 +160,23 @@ char *nvf_attr_read(const char *dir, const char *attr)
 out_close:
 	close(fd);
 	return buf;
+}
+
+/*
+ * Attribute @attr of @dir as a non-negative decimal number (whitespace
+ * around it allowed); -1 if it is missing, unreadable, not such a number
+ * or above LLONG_MAX.
+ */
+long long nvf_attr_read_num(const char *dir, const char *attr)
+{
+	char *val = nvf_attr_read(dir, attr);
+	long long v = -1;
+
+	if (val) {
+		v = nvf_parse_ll(val);
+		free(val);
+	}
+	return v;
 }
 
 /*
@@ -334,7 +372,6 @@ static int nvf_ns_add(struct nvf_ns_list *l, const char *dir,
 		      const char *name, int x, int y)
 {
 	struct nvf_ns *tmp, *ns;
-	char *size, *end;
 	size_t i;
 
 	for (i = 0; i < l->nr; i++) {
@@ -354,15 +391,7 @@ static int nvf_ns_add(struct nvf_ns_list *l, const char *dir,
 	ns->x = x;
 	ns->y = y;
 	snprintf(ns->name, sizeof(ns->name), "nvfab%dn%d", x, y);
-	ns->sectors = -1;
-	size = nvf_attr_read(dir, "size");
-	if (size) {
-		errno = 0;
-		ns->sectors = strtoll(size, &end, 10);
-		if (errno || end == size || *end || ns->sectors < 0)
-			ns->sectors = -1;
-		free(size);
-	}
+	ns->sectors = nvf_attr_read_num(dir, "size");
 	return 0;
 }
 

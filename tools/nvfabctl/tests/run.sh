@@ -4,8 +4,8 @@
 # Host-side tests of nvfabctl: no kernel module needed. The option strings
 # of connect --dry-run, the errors and exit codes, the host identity
 # defaults (from a fake /etc/nvme), the write/read-back on a fake device
-# file, and list/disconnect against a fake sysfs tree. KTAP output; exits
-# 0 only if every test passes.
+# file, list/disconnect against a fake sysfs tree, and list-subsys against
+# a fake multipath one. KTAP output; exits 0 only if every test passes.
 #
 # Environment the tool honours, pointed into a temp dir here:
 #   NVFAB_ETC_NVME	 instead of /etc/nvme
@@ -99,7 +99,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 112
+ktap_set_plan 139
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -438,11 +438,297 @@ expect_err "missing delete_controller is an error" \
 result "missing delete_controller is not created" \
 	"$([ ! -e "$SYS/devices/virtual/nvfab/nvfab3/delete_controller" ]; echo $?)"
 
+# --- fake sysfs: list-subsys ------------------------------------------------
+# A second tree, laid out as the multipath kernel makes it: subsystems in
+# devices/virtual/nvfab-subsystem with links to their controllers and one
+# directory per namespace head, whose multipath/ links to the per-path
+# disks under the controllers.
+MP=$TMP/mpsys
+VIRT=$MP/devices/virtual
+# put DIR ATTR=VALUE...: write each attribute of DIR.
+put() {
+	local d=$1 kv
+	shift
+	for kv in "$@"; do
+		printf '%s\n' "${kv#*=}" >"$d/${kv%%=*}"
+	done
+}
+# mp_subsys S ATTR=VALUE...
+mp_subsys() {
+	local s=$1
+	shift
+	mkdir -p "$VIRT/nvfab-subsystem/nvfab-subsys$s" "$MP/class/nvfab-subsystem"
+	ln -s "../../devices/virtual/nvfab-subsystem/nvfab-subsys$s" \
+		"$MP/class/nvfab-subsystem/nvfab-subsys$s"
+	put "$VIRT/nvfab-subsystem/nvfab-subsys$s" "$@"
+}
+# mp_ctrl S C ATTR=VALUE...: controller nvfabC of subsystem S
+mp_ctrl() {
+	local s=$1 c=$2
+	shift 2
+	mkdir -p "$VIRT/nvfab/nvfab$c" "$MP/class/nvfab"
+	ln -s "../../devices/virtual/nvfab/nvfab$c" "$MP/class/nvfab/nvfab$c"
+	ln -s "../../nvfab/nvfab$c" "$VIRT/nvfab-subsystem/nvfab-subsys$s/nvfab$c"
+	put "$VIRT/nvfab/nvfab$c" "$@"
+}
+# mp_head S N ATTR=VALUE...: namespace head nvfabSnN
+mp_head() {
+	local s=$1 n=$2 d=$VIRT/nvfab-subsystem/nvfab-subsys$1/nvfab$1n$2
+	shift 2
+	mkdir -p "$d/multipath" "$MP/block"
+	ln -s .. "$d/device"
+	ln -s "../devices/virtual/nvfab-subsystem/nvfab-subsys$s/nvfab${s}n$n" \
+		"$MP/block/nvfab${s}n$n"
+	put "$d" "$@"
+}
+# mp_path S C N ATTR=VALUE...: path nvfabScCnN, a hidden disk of nvfabC
+mp_path() {
+	local s=$1 c=$2 n=$3 p=nvfab$1c$2n$3
+	shift 3
+	mkdir -p "$VIRT/nvfab/nvfab$c/$p"
+	ln -s "../../../../nvfab/nvfab$c/$p" \
+		"$VIRT/nvfab-subsystem/nvfab-subsys$s/nvfab${s}n$n/multipath/$p"
+	ln -s "../devices/virtual/nvfab/nvfab$c/$p" "$MP/block/$p"
+	put "$VIRT/nvfab/nvfab$c/$p" inflight="       0        0" "$@"
+}
+mp_subsys 2 subsysnqn=nqn.2014-08.org.example:mp-a iopolicy=service-time \
+	"model=nvfab test ctrl    " "serial=SN-A  " firmware_rev=6.12
+mp_ctrl 2 0 transport=tcp address=traddr=192.0.2.2,trsvcid=4420,src_addr=192.0.2.1 \
+	state=live subsysnqn=nqn.2014-08.org.example:mp-a cntlid=1
+mp_ctrl 2 1 transport=tcp address=traddr=198.51.100.2,trsvcid=4420 state=live
+mp_ctrl 2 3 transport=tcp address=traddr=203.0.113.2,trsvcid=4420 state=connecting
+mp_ctrl 2 4 transport=rdma address=traddr=192.0.2.4,trsvcid=4420 state=live
+mp_ctrl 2 5 transport=tcp address=traddr=192.0.2.5,trsvcid=4420 \
+	"state=deleting (no IO)"
+mp_head 2 1 nsid=1 size=2097152
+mp_path 2 0 1 ana_state=optimized ana_grpid=1 routed_ios=1234 \
+	"inflight=       3        1" "ps_status=lat_us=120 weight=2"
+mp_path 2 1 1 ana_state=non-optimized ana_grpid=2 routed_ios=782 ps_status=
+mp_head 2 2 nsid=2
+mp_path 2 0 2 ana_state=optimized ana_grpid=1 routed_ios=500
+mp_path 2 1 2 ana_state=non-optimized ana_grpid=2 routed_ios=250 \
+	"ps_status=$(printf 'a\tb\001c\303\251')"
+mp_path 2 3 2 ana_state=inaccessible ana_grpid=3 routed_ios=125
+mp_path 2 4 2 ana_state=persistent-loss ana_grpid=4 routed_ios=100
+mp_path 2 5 2 ana_state=change routed_ios=25 "inflight=5 6 7"	# no ana_grpid
+mp_head 2 10 nsid=10
+mp_path 2 0 10 ana_state=optimized ana_grpid=1 routed_ios=0
+mp_path 2 1 10 ana_state=optimized ana_grpid=1x routed_ios=0
+# subsystem 10: no iopolicy nor model, an empty serial, a controller
+# without address, a dangling path link, an unreadable inflight, a head
+# without nsid nor paths; links that lead nowhere, to a controller and to
+# a path that exist in their controller's directory
+mp_subsys 10 subsysnqn=nqn.2014-08.org.example:mp-b serial=
+mp_ctrl 10 7 transport=tcp address=traddr=192.0.2.7,trsvcid=4420 state=live
+mp_ctrl 10 12 transport=tcp state=resetting
+ln -sfn ../../nowhere/nvfab12 "$VIRT/nvfab-subsystem/nvfab-subsys10/nvfab12"
+mp_head 10 1 nsid=1
+mp_path 10 7 1 ana_state=optimized ana_grpid=1 routed_ios=10
+rm "$VIRT/nvfab/nvfab7/nvfab10c7n1/inflight"
+mkdir "$VIRT/nvfab/nvfab7/nvfab10c7n1/inflight"
+ln -sfn ../../nowhere/nvfab10c7n1 \
+	"$VIRT/nvfab-subsystem/nvfab-subsys10/nvfab10n1/multipath/nvfab10c7n1"
+mp_path 10 12 1 ana_state=optimized ana_grpid=1 routed_ios=30
+rm -r "$VIRT/nvfab/nvfab12/nvfab10c12n1"
+mp_head 10 2
+rmdir "$VIRT/nvfab-subsystem/nvfab-subsys10/nvfab10n2/multipath"
+# not subsystems, heads or paths
+mkdir -p "$MP/class/nvfab-subsystem/nvfab-subsys05" \
+	"$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n3x" \
+	"$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n1/multipath/foo"
+: >"$MP/class/nvfab-subsystem/nvfab-subsys6"
+: >"$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n4"
+
+MP_A="nvfab-subsys2 - NQN=nqn.2014-08.org.example:mp-a
+                iopolicy=service-time
+\\
+ +- nvfab0 tcp traddr=192.0.2.2,trsvcid=4420,src_addr=192.0.2.1 live
+ +- nvfab1 tcp traddr=198.51.100.2,trsvcid=4420 live
+ +- nvfab3 tcp traddr=203.0.113.2,trsvcid=4420 connecting
+ +- nvfab4 rdma traddr=192.0.2.4,trsvcid=4420 live
+ +- nvfab5 tcp traddr=192.0.2.5,trsvcid=4420 deleting (no IO)
+    nvfab2n1 (nsid 1)
+     +- nvfab2c0n1 nvfab0 optimized grp 1 ios 1234 (61.2%)
+     +- nvfab2c1n1 nvfab1 non-optimized grp 2 ios 782 (38.8%)
+    nvfab2n2 (nsid 2)
+     +- nvfab2c0n2 nvfab0 optimized grp 1 ios 500 (50.0%)
+     +- nvfab2c1n2 nvfab1 non-optimized grp 2 ios 250 (25.0%)
+     +- nvfab2c3n2 nvfab3 inaccessible grp 3 ios 125 (12.5%)
+     +- nvfab2c4n2 nvfab4 persistent-loss grp 4 ios 100 (10.0%)
+     +- nvfab2c5n2 nvfab5 change grp - ios 25 (2.5%)
+    nvfab2n10 (nsid 10)
+     +- nvfab2c0n10 nvfab0 optimized grp 1 ios 0 (-)
+     +- nvfab2c1n10 nvfab1 optimized grp - ios 0 (-)"
+MP_B="nvfab-subsys10 - NQN=nqn.2014-08.org.example:mp-b
+                 iopolicy=-
+\\
+ +- nvfab7 tcp traddr=192.0.2.7,trsvcid=4420 live
+ +- nvfab12 tcp - resetting
+    nvfab10n1 (nsid 1)
+     +- nvfab10c7n1 nvfab7 optimized grp 1 ios 10 (100.0%)
+     +- nvfab10c12n1 nvfab12 - grp - ios - (-)
+    nvfab10n2 (nsid -)"
+
+export NVFAB_SYSFS=$MP
+expect_ok "list-subsys: subsystems, controllers, heads and paths in order" \
+	"$MP_A
+
+$MP_B" list-subsys
+paths() { echo "$OUT" | awk '$1 == "+-" && $2 ~ /c[0-9]+n/'; }
+st=0
+[ "$(paths | awk '{ print $4 }' | sort -u | tr '\n' ' ')" = \
+	"- change inaccessible non-optimized optimized persistent-loss " ] || st=1
+[ "$(paths | wc -l)" = 11 ] && [ -z "$(paths | awk '{ c = $2
+	sub(/^nvfab[0-9]+c/, "", c); sub(/n[0-9]+$/, "", c)
+	if ("nvfab" c != $3) print }')" ] || st=1
+result "list-subsys: every ANA state, each path's controller from its name" $st
+echo "$OUT" | awk '
+	/^    nvfab/ { head = $1 }
+	$1 == "+-" && $NF ~ /%\)$/ { v = $NF; gsub(/[()%]/, "", v); sum[head] += v }
+	END { for (h in sum) printf "%s %.1f\n", h, sum[h] }' | sort >"$TMP/sums"
+[ "$(cat "$TMP/sums")" = "nvfab10n1 100.0
+nvfab2n1 100.0
+nvfab2n2 100.0" ]
+result "list-subsys: the shares of each head sum to 100%" $?
+[ "$(paths | awk '$2 ~ /n10$/ { print $7, $8, $9 }' | sort -u)" = "ios 0 (-)" ]
+result "list-subsys: nothing routed yet gives no share" $?
+
+run list-subsys -v
+want_v="nvfab-subsys2 - NQN=nqn.2014-08.org.example:mp-a
+                iopolicy=service-time
+                model=nvfab test ctrl
+                serial=SN-A
+                firmware_rev=6.12
+\\"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$(echo "$OUT" | head -6)" = "$want_v" ] &&
+	echo "$OUT" | grep -qxF "     +- nvfab2c0n1 nvfab0 optimized grp 1 ios 1234 (61.2%) inflight 3/1 ps: lat_us=120 weight=2" &&
+	echo "$OUT" | grep -qxF "     +- nvfab2c1n1 nvfab1 non-optimized grp 2 ios 782 (38.8%) inflight 0/0 ps: -" &&
+	echo "$OUT" | grep -qxF "     +- nvfab10c7n1 nvfab7 optimized grp 1 ios 10 (100.0%) inflight - ps: -" &&
+	echo "$OUT" | grep -qxF "     +- nvfab2c5n2 nvfab5 change grp - ios 25 (2.5%) inflight - ps: -" &&
+	echo "$OUT" | grep -qxF "     +- nvfab2c1n2 nvfab1 non-optimized grp 2 ios 250 (25.0%) inflight 0/0 ps: a?b?cé" &&
+	echo "$OUT" | grep -qxF "                 serial=-"
+result "list-subsys -v: model, serial (unpadded), firmware, in-flight counts, selector status (sanitised)" $?
+
+run list-subsys -o json
+echo "$OUT" | python3 -m json.tool >/dev/null 2>&1
+result "list-subsys -o json is valid JSON" $?
+echo "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = d["subsystems"]
+a = s[0]
+ok = (list(d) == ["subsystems"] and
+      [x["name"] for x in s] == ["nvfab-subsys2", "nvfab-subsys10"] and
+      {k: a[k] for k in ("name", "nqn", "iopolicy", "model", "serial",
+                         "firmware_rev")} ==
+          {"name": "nvfab-subsys2", "nqn": "nqn.2014-08.org.example:mp-a",
+           "iopolicy": "service-time", "model": "nvfab test ctrl",
+           "serial": "SN-A", "firmware_rev": "6.12"} and
+      a["controllers"][0] == {"name": "nvfab0", "transport": "tcp",
+          "address": "traddr=192.0.2.2,trsvcid=4420,src_addr=192.0.2.1",
+          "state": "live"} and
+      [c["name"] for c in a["controllers"]] ==
+          ["nvfab0", "nvfab1", "nvfab3", "nvfab4", "nvfab5"] and
+      [(n["name"], n["nsid"]) for n in a["namespaces"]] ==
+          [("nvfab2n1", 1), ("nvfab2n2", 2), ("nvfab2n10", 10)] and
+      a["namespaces"][0]["paths"][0] == {"name": "nvfab2c0n1",
+          "controller": "nvfab0", "ana_state": "optimized", "ana_grpid": 1,
+          "routed_ios": 1234, "io_share_percent": 61.2,
+          "inflight": {"read": 3, "write": 1},
+          "ps_status": "lat_us=120 weight=2"} and
+      a["namespaces"][1]["paths"][1]["ps_status"] == "a\tb\x01c\u00e9" and
+      a["namespaces"][0]["paths"][1]["ps_status"] == "")
+sys.exit(0 if ok else 1)'
+result "list-subsys -o json: subsystem, controller, namespace and path fields" $?
+echo "$OUT" | python3 -c '
+import json, sys
+heads = {n["name"]: [p["io_share_percent"] for p in n["paths"]]
+         for s in json.load(sys.stdin)["subsystems"] for n in s["namespaces"]}
+ok = (heads["nvfab2n2"] == [50.0, 25.0, 12.5, 10.0, 2.5] and
+      all(abs(sum(heads[h]) - 100) <= 0.1 for h in ("nvfab2n1", "nvfab2n2")) and
+      heads["nvfab2n10"] == [None, None] and heads["nvfab10n1"] == [100.0, None])
+sys.exit(0 if ok else 1)'
+result "list-subsys -o json: io_share_percent sums to 100, null without I/O" $?
+echo "$OUT" | python3 -c '
+import json, sys
+b = json.load(sys.stdin)["subsystems"][1]
+p = b["namespaces"][0]["paths"]
+ok = (b["iopolicy"] is None and b["model"] is None and b["serial"] == "" and
+      b["controllers"][1] == {"name": "nvfab12", "transport": "tcp",
+                              "address": None, "state": "resetting"} and
+      p[0]["inflight"] is None and
+      p[1] == {"name": "nvfab10c12n1", "controller": "nvfab12",
+               "ana_state": None, "ana_grpid": None, "routed_ios": None,
+               "io_share_percent": None, "inflight": None,
+               "ps_status": None} and
+      b["namespaces"][1] == {"name": "nvfab10n2", "nsid": None, "paths": []} and
+      {q["name"]: (q["ana_grpid"], q["inflight"])
+       for n in json.load(open(sys.argv[1]))["subsystems"][0]["namespaces"]
+       for q in n["paths"] if q["name"] in ("nvfab2c5n2", "nvfab2c1n10")} ==
+          {"nvfab2c5n2": (None, None),
+           "nvfab2c1n10": (None, {"read": 0, "write": 0})})
+sys.exit(0 if ok else 1)' "$TMP/out"
+result "list-subsys -o json: missing, unreadable and malformed attributes are null" $?
+
+expect_ok "list-subsys nvfabC: the subsystem of a controller" "$MP_A" \
+	list-subsys nvfab4
+expect_ok "list-subsys nvfabSnN: the subsystem of a namespace head" "$MP_B" \
+	list-subsys nvfab10n1
+expect_ok "list-subsys nvfab-subsysS" "$MP_A" list-subsys nvfab-subsys2
+expect_ok "list-subsys /dev/nvfabC" "$MP_B" list-subsys /dev/nvfab7
+expect_ok "list-subsys with a /sys path" "$MP_B" \
+	list-subsys /sys/class/nvfab-subsystem/nvfab-subsys10/
+expect_ok "list-subsys nvfabScCnN under \$NVFAB_SYSFS: the subsystem of a path" \
+	"$MP_A" list-subsys "$MP/block/nvfab2c3n2"
+run list-subsys -o json /dev/nvfab2n10
+[ "$RC" = 0 ] && echo "$OUT" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["subsystems"]
+sys.exit(0 if [x["name"] for x in s] == ["nvfab-subsys2"] else 1)'
+result "list-subsys -o json DEVICE: only that subsystem" $?
+expect_err "list-subsys unknown device" "no subsystem with device 'nvfab99'" \
+	list-subsys nvfab99
+expect_err "list-subsys unknown head, with its path" \
+	"no subsystem with device '/dev/nvfab2n3'" list-subsys /dev/nvfab2n3
+expect_err "list-subsys invalid device name" \
+	"invalid device name 'sda' (expected nvfab-subsysS, nvfabN, nvfabSnN or nvfabScCnN)" \
+	list-subsys sda
+expect_err "list-subsys refuses relative paths" "invalid device name '../nvfab0'" \
+	list-subsys ../nvfab0
+expect_err "list-subsys takes one device" "unexpected argument 'nvfab1'" \
+	list-subsys nvfab0 nvfab1
+expect_err "list-subsys -o bad" "invalid output format 'xml'" list-subsys -o xml
+run list
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | awk '$1 == "nvfab3" { print $7 }')" = \
+	"nvfab2n1:1.07GB,nvfab2n2:-,nvfab2n10:-" ] && ! echo "$OUT" | grep -q 'c[0-9]*n'
+result "list on the multipath tree: heads under their controllers, no path disks" $?
+
+NVFAB_SYSFS=$TMP/no-sys expect_ok "list-subsys without subsystems prints nothing" \
+	"" list-subsys
+NVFAB_SYSFS=$TMP/no-sys expect_ok "list-subsys -o json without subsystems" \
+	'{
+  "subsystems": []
+}' list-subsys --output-format=json
+mkdir -p "$TMP/empty-sys/class/nvfab-subsystem"
+NVFAB_SYSFS=$TMP/empty-sys expect_err "list-subsys DEVICE without subsystems" \
+	"no subsystem with device 'nvfab0'" list-subsys nvfab0
+run list-subsys --help
+st=$RC
+for o in "-o, --output-format" "-v, --verbose" "-h, --help" DEVICE nvfab-subsysS \
+	nvfabC nvfabSnN; do
+	echo "$OUT" | grep -q -- "$o" || { ktap_diag "no $o"; st=1; }
+done
+help_ls=$OUT
+run help list-subsys
+result "list-subsys --help documents its options and DEVICE; help list-subsys too" \
+	"$([ $st = 0 ] && [ "$RC" = 0 ] && [ "$OUT" = "$help_ls" ]; echo $?)"
+export NVFAB_SYSFS=$SYS
+
 # --- help, version, dispatch ------------------------------------------------
 expect_ok "version from VERSION" "nvfabctl version $(cat "$REPO/VERSION")" version
 run help
 st=$RC
-for v in connect disconnect disconnect-all list; do
+for v in connect disconnect disconnect-all list list-subsys; do
 	echo "$OUT" | grep -qE "^  $v " || { ktap_diag "no $v"; st=1; }
 done
 result "help lists every command" $st

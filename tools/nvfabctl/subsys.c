@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * NVM subsystems as sysfs shows them, for list-subsys.
+ *
+ * A subsystem is the directory nvfab-subsysS of
+ * <root>/class/nvfab-subsystem. It holds the attributes subsysnqn,
+ * iopolicy, model, serial and firmware_rev; one link nvfabC per controller
+ * (to <root>/class/nvfab/nvfabC); and one directory nvfabSnN per namespace
+ * head, with the attribute nsid and a directory multipath/ of links named
+ * nvfabScCnN to the per-path block devices, which live under their
+ * controller (<root>/class/nvfab/nvfabC/nvfabScCnN) and carry ana_state,
+ * ana_grpid, routed_ios, inflight and ps_status.
+ *
+ * Controller attributes are read through the subsystem's link, or from
+ * <root>/class/nvfab when the link leads nowhere; path attributes through
+ * the multipath/ link, or from the controller's directory. A path's
+ * controller is the C of its name. Whatever is missing or unreadable is
+ * NULL or -1 in the result; only a subsystem class that cannot be listed
+ * and running out of memory are errors.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nvfabctl.h"
+
+/* True if @name is "nvfab-subsysS"; *@instance gets S. */
+bool nvf_subsys_name_parse(const char *name, int *instance)
+{
+	if (strncmp(name, "nvfab-subsys", 12))
+		return false;
+	name += 12;
+	return nvf_parse_num(&name, instance) && !*name;
+}
+
+/* True if @name is a per-path disk "nvfabScCnN". */
+bool nvf_path_name_parse(const char *name, int *s, int *c, int *n)
+{
+	if (strncmp(name, "nvfab", 5))
+		return false;
+	name += 5;
+	if (!nvf_parse_num(&name, s) || *name++ != 'c')
+		return false;
+	if (!nvf_parse_num(&name, c) || *name++ != 'n')
+		return false;
+	return nvf_parse_num(&name, n) && !*name;
+}
+
+/*
+ * Make room for one more element of @size bytes in @arr, which holds @nr
+ * of *@cap. Return: the array, moved or not; NULL after reporting that
+ * memory ran out, @arr being left as it was.
+ */
+static void *nvf_grow(void *arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t new_cap = *cap ? 2 * *cap : 4;
+	void *tmp;
+
+	if (nr < *cap)
+		return arr;
+	tmp = realloc(arr, new_cap * size);
+	if (!tmp) {
+		nvf_err("out of memory");
+		return NULL;
+	}
+	*cap = new_cap;
+	return tmp;
+}
+
+/* "<a>/<b>" if that is a directory, else "<c>/<b>"; NULL when out of memory. */
+static char *nvf_dir_or(const char *a, const char *c, const char *b)
+{
+	char *p = nvf_path(a, b);
+
+	if (!p || nvf_is_dir(p))
+		return p;
+	free(p);
+	return nvf_path(c, b);
+}
+
+static int nvf_subsys_ctrl_cmp(const void *a, const void *b)
+{
+	const struct nvf_subsys_ctrl *ca = a, *cb = b;
+
+	return (ca->instance > cb->instance) - (ca->instance < cb->instance);
+}
+
+static int nvf_path_cmp(const void *a, const void *b)
+{
+	const struct nvf_path *pa = a, *pb = b;
+
+	if (pa->ctrl != pb->ctrl)
+		return (pa->ctrl > pb->ctrl) - (pa->ctrl < pb->ctrl);
+	return strcmp(pa->name, pb->name);
+}
+
+static int nvf_head_cmp(const void *a, const void *b)
+{
+	const struct nvf_head *ha = a, *hb = b;
+
+	return (ha->n > hb->n) - (ha->n < hb->n);
+}
+
+static int nvf_subsys_cmp(const void *a, const void *b)
+{
+	const struct nvf_subsys *sa = a, *sb = b;
+
+	return (sa->instance > sb->instance) - (sa->instance < sb->instance);
+}
+
+/* The controllers of @sub: the links nvfabC in its directory @dir. */
+static int nvf_subsys_ctrls(struct nvf_subsys *sub, const char *dir,
+			    const char *classdir)
+{
+	struct nvf_subsys_ctrl *ctrl;
+	struct dirent *de;
+	size_t cap = 0;
+	int instance, ret = 0;
+	char *cdir;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (!nvf_ctrl_name_parse(de->d_name, &instance))
+			continue;
+		ctrl = nvf_grow(sub->ctrls, &cap, sub->nr_ctrls, sizeof(*ctrl));
+		if (!ctrl) {
+			ret = -1;
+			break;
+		}
+		sub->ctrls = ctrl;
+		ctrl += sub->nr_ctrls;
+		memset(ctrl, 0, sizeof(*ctrl));
+		ctrl->instance = instance;
+		snprintf(ctrl->name, sizeof(ctrl->name), "nvfab%d", instance);
+		cdir = nvf_dir_or(dir, classdir, ctrl->name);
+		if (!cdir) {
+			ret = -1;
+			break;
+		}
+		ctrl->transport = nvf_attr_read(cdir, "transport");
+		ctrl->address = nvf_attr_read(cdir, "address");
+		ctrl->state = nvf_attr_read(cdir, "state");
+		free(cdir);
+		sub->nr_ctrls++;
+	}
+	closedir(d);
+	if (sub->nr_ctrls)
+		qsort(sub->ctrls, sub->nr_ctrls, sizeof(*sub->ctrls),
+		      nvf_subsys_ctrl_cmp);
+	return ret;
+}
+
+/* Read the attributes of path @p from its directory @dir. */
+static void nvf_path_fill(struct nvf_path *p, const char *dir)
+{
+	char *inflight, *end;
+	long long v;
+	int i;
+
+	p->ana_state = nvf_attr_read(dir, "ana_state");
+	p->ana_grpid = nvf_attr_read_num(dir, "ana_grpid");
+	p->routed_ios = nvf_attr_read_num(dir, "routed_ios");
+	p->ps_status = nvf_attr_read(dir, "ps_status");
+
+	/* "R W", the block layer's own format, padded with blanks */
+	p->inflight[0] = -1;
+	p->inflight[1] = -1;
+	inflight = nvf_attr_read(dir, "inflight");
+	if (!inflight)
+		return;
+	end = inflight;
+	for (i = 0; i < 2; i++) {
+		end += strspn(end, " \t");
+		if (*end < '0' || *end > '9')
+			break;
+		errno = 0;
+		v = strtoll(end, &end, 10);
+		if (errno)
+			break;
+		p->inflight[i] = v;
+	}
+	if (i < 2 || end[strspn(end, " \t")]) {
+		p->inflight[0] = -1;
+		p->inflight[1] = -1;
+	}
+	free(inflight);
+}
+
+/*
+ * Each path's share of the I/O the head routed: its routed_ios over the
+ * sum of the paths that report one. Unknown (-1) for a path without a
+ * count, and for every path when nothing was routed.
+ */
+static void nvf_head_shares(struct nvf_head *head)
+{
+	double total = 0;
+	size_t i;
+
+	for (i = 0; i < head->nr_paths; i++) {
+		if (head->paths[i].routed_ios >= 0)
+			total += (double)head->paths[i].routed_ios;
+	}
+	for (i = 0; i < head->nr_paths; i++) {
+		struct nvf_path *p = &head->paths[i];
+
+		p->share = -1;
+		if (total > 0 && p->routed_ios >= 0)
+			p->share = 100.0 * (double)p->routed_ios / total;
+	}
+}
+
+/* The paths of @head: the links in @hdir/multipath. */
+static int nvf_head_paths(struct nvf_head *head, const char *hdir,
+			  const char *classdir)
+{
+	char *mpdir, *cdir, *pdir;
+	struct nvf_path *p;
+	struct dirent *de;
+	size_t cap = 0;
+	int s, c, n, ret = 0;
+	DIR *d;
+
+	mpdir = nvf_path(hdir, "multipath");
+	if (!mpdir)
+		return -1;
+	d = opendir(mpdir);
+	if (!d)
+		goto out_free_mpdir;
+	while ((de = readdir(d))) {
+		if (!nvf_path_name_parse(de->d_name, &s, &c, &n))
+			continue;
+		p = nvf_grow(head->paths, &cap, head->nr_paths, sizeof(*p));
+		if (!p) {
+			ret = -1;
+			break;
+		}
+		head->paths = p;
+		p += head->nr_paths;
+		memset(p, 0, sizeof(*p));
+		p->ctrl = c;
+		snprintf(p->name, sizeof(p->name), "nvfab%dc%dn%d", s, c, n);
+		snprintf(p->ctrl_name, sizeof(p->ctrl_name), "nvfab%d", c);
+		cdir = nvf_path(classdir, p->ctrl_name);
+		pdir = cdir ? nvf_dir_or(mpdir, cdir, p->name) : NULL;
+		free(cdir);
+		if (!pdir) {
+			ret = -1;
+			break;
+		}
+		nvf_path_fill(p, pdir);
+		free(pdir);
+		head->nr_paths++;
+	}
+	closedir(d);
+	if (head->nr_paths)
+		qsort(head->paths, head->nr_paths, sizeof(*head->paths),
+		      nvf_path_cmp);
+	nvf_head_shares(head);
+out_free_mpdir:
+	free(mpdir);
+	return ret;
+}
+
+/* The namespace heads of @sub: the directories nvfabSnN in @dir. */
+static int nvf_subsys_heads(struct nvf_subsys *sub, const char *dir,
+			    const char *classdir)
+{
+	struct nvf_head *head;
+	struct dirent *de;
+	size_t cap = 0;
+	int x, y, ret = 0;
+	char *hdir;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while (!ret && (de = readdir(d))) {
+		if (!nvf_ns_name_parse(de->d_name, &x, &y))
+			continue;
+		hdir = nvf_path(dir, de->d_name);
+		if (!hdir) {
+			ret = -1;
+			break;
+		}
+		if (!nvf_is_dir(hdir))
+			goto next;
+		head = nvf_grow(sub->heads, &cap, sub->nr_heads,
+				sizeof(*head));
+		if (!head) {
+			ret = -1;
+			goto next;
+		}
+		sub->heads = head;
+		head += sub->nr_heads++;
+		memset(head, 0, sizeof(*head));
+		head->n = y;
+		snprintf(head->name, sizeof(head->name), "nvfab%dn%d", x, y);
+		head->nsid = nvf_attr_read_num(hdir, "nsid");
+		ret = nvf_head_paths(head, hdir, classdir);
+next:
+		free(hdir);
+	}
+	closedir(d);
+	if (sub->nr_heads)
+		qsort(sub->heads, sub->nr_heads, sizeof(*sub->heads),
+		      nvf_head_cmp);
+	return ret;
+}
+
+/*
+ * Attribute @attr of @dir without trailing blanks: Identify Controller
+ * pads its ASCII strings (serial, model, firmware revision) with spaces.
+ */
+static char *nvf_attr_read_trim(const char *dir, const char *attr)
+{
+	char *val = nvf_attr_read(dir, attr);
+	size_t len;
+
+	if (val) {
+		len = strlen(val);
+		while (len && (val[len - 1] == ' ' || val[len - 1] == '\t'))
+			val[--len] = '\0';
+	}
+	return val;
+}
+
+static int nvf_subsys_fill(struct nvf_subsys *sub, const char *dir,
+			   const char *classdir)
+{
+	sub->nqn = nvf_attr_read(dir, "subsysnqn");
+	sub->iopolicy = nvf_attr_read(dir, "iopolicy");
+	sub->model = nvf_attr_read_trim(dir, "model");
+	sub->serial = nvf_attr_read_trim(dir, "serial");
+	sub->firmware_rev = nvf_attr_read_trim(dir, "firmware_rev");
+	if (nvf_subsys_ctrls(sub, dir, classdir))
+		return -1;
+	return nvf_subsys_heads(sub, dir, classdir);
+}
+
+void nvf_subsys_free(struct nvf_subsys *subs, size_t nr)
+{
+	size_t i, k, m;
+
+	for (i = 0; i < nr; i++) {
+		struct nvf_subsys *sub = &subs[i];
+
+		free(sub->nqn);
+		free(sub->iopolicy);
+		free(sub->model);
+		free(sub->serial);
+		free(sub->firmware_rev);
+		for (k = 0; k < sub->nr_ctrls; k++) {
+			free(sub->ctrls[k].transport);
+			free(sub->ctrls[k].address);
+			free(sub->ctrls[k].state);
+		}
+		free(sub->ctrls);
+		for (k = 0; k < sub->nr_heads; k++) {
+			struct nvf_head *head = &sub->heads[k];
+
+			for (m = 0; m < head->nr_paths; m++) {
+				free(head->paths[m].ana_state);
+				free(head->paths[m].ps_status);
+			}
+			free(head->paths);
+		}
+		free(sub->heads);
+	}
+	free(subs);
+}
+
+/*
+ * Every subsystem, sorted by instance, with its controllers, heads and
+ * paths. No class directory (nvfab-core not loaded) means no subsystems.
+ * Return: 0 (the caller frees *@subs with nvf_subsys_free()), or -1 after
+ * reporting an error.
+ */
+int nvf_subsys_scan(struct nvf_subsys **subs, size_t *nr)
+{
+	char *subsysdir, *classdir, *dir;
+	struct nvf_subsys *list = NULL, *sub;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	int instance, ret = -1;
+	DIR *d;
+
+	*subs = NULL;
+	*nr = 0;
+	subsysdir = nvf_path(nvf_sysfs_root(), "class/nvfab-subsystem");
+	classdir = nvf_path(nvf_sysfs_root(), "class/nvfab");
+	if (!subsysdir || !classdir)
+		goto out_free_paths;
+	d = opendir(subsysdir);
+	if (!d) {
+		ret = errno == ENOENT ? 0 : -1;
+		if (ret)
+			nvf_err("cannot read %s: %s", subsysdir,
+				strerror(errno));
+		goto out_free_paths;
+	}
+	while ((de = readdir(d))) {
+		if (!nvf_subsys_name_parse(de->d_name, &instance))
+			continue;
+		dir = nvf_path(subsysdir, de->d_name);
+		if (!dir)
+			goto out_free_list;
+		if (!nvf_is_dir(dir)) {
+			free(dir);
+			continue;
+		}
+		sub = nvf_grow(list, &cap, n, sizeof(*sub));
+		if (!sub) {
+			free(dir);
+			goto out_free_list;
+		}
+		list = sub;
+		/* counted first, so that a partly filled one is freed too */
+		sub += n++;
+		memset(sub, 0, sizeof(*sub));
+		sub->instance = instance;
+		snprintf(sub->name, sizeof(sub->name), "nvfab-subsys%d",
+			 instance);
+		if (nvf_subsys_fill(sub, dir, classdir)) {
+			free(dir);
+			goto out_free_list;
+		}
+		free(dir);
+	}
+	if (n)
+		qsort(list, n, sizeof(*list), nvf_subsys_cmp);
+	*subs = list;
+	*nr = n;
+	list = NULL;
+	n = 0;
+	ret = 0;
+out_free_list:
+	nvf_subsys_free(list, n);
+	closedir(d);
+out_free_paths:
+	free(classdir);
+	free(subsysdir);
+	return ret;
+}
