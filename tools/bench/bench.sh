@@ -3,21 +3,85 @@
 #
 # tools/bench/bench.sh: nvfab vs the in-kernel NVMe/TCP host in one
 # stock-kernel guest run (nvfab installed by DKMS), same nvmet target, same
-# fio jobs, interleaved rounds. Prints the ratio table and writes it to
-# build/bench/. A benchmark, not a test: it exits 0 whenever it produced a
-# table.
-#   BENCH_ROUNDS (default 3), BENCH_RUNTIME seconds per fio job (default 5)
+# fio jobs, interleaved rounds. Prints the ratio table and writes, under
+# build/bench/<timestamp>/ (linked as build/bench/latest):
+#   table.txt     the table            summary.json  the same, for machines
+#   ratios.png    the ratios as a bar chart, with goals and spread
+#   vm/           the guest's output: bench.jsonl, fio JSON, console.log
+# A benchmark, not a test: it exits 0 whenever it produced a table (also
+# from a guest that stopped early: the rows it did not reach say "no data").
+#
+# Environment:
+#   BENCH_ROUNDS   rounds, each running both hosts (default 3)
+#   BENCH_RUNTIME  seconds per steady fio job (default 5)
+#   BENCH_SETS     scenario sets (default "single mpath"); words of:
+#                  single (QD1, QD32, 128k seq on one path), mpath (= sym
+#                  asym ana cut), sym, asym, ana, cut; see guest.sh
+#   BENCH_DELAYS   netem delays of path 2 in ms for asym (default "1 30")
+#   BENCH_STALL_RUNTIME  seconds per ANA flip / path cut fio run (default 9)
+#   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=../testing/vm/lib.sh
 . "$(dirname "$0")/../testing/vm/lib.sh"
 cd "$REPO_ROOT"
 
+# run-vm.sh hands only NVFAB_* variables to the guest.
+export NVFAB_BENCH_ROUNDS=${BENCH_ROUNDS:-3}
+export NVFAB_BENCH_RUNTIME=${BENCH_RUNTIME:-5}
+export NVFAB_BENCH_SETS=${BENCH_SETS:-single mpath}
+export NVFAB_BENCH_DELAYS=${BENCH_DELAYS:-1 30}
+export NVFAB_BENCH_STALL_RUNTIME=${BENCH_STALL_RUNTIME:-9}
+
+# The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier
+# in PATH, e.g. pyenv's, does not see dist-packages).
+PLOT_PY=/usr/bin/python3
+[ -x "$PLOT_PY" ] || PLOT_PY=python3
+
+# ensure_plot_deps LOG: install python3-matplotlib once; never fatal.
+ensure_plot_deps() {
+	dpkg -s python3-matplotlib >/dev/null 2>&1 && return 0
+	log "installing python3-matplotlib for the plot"
+	{
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+			python3-matplotlib ||
+			{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+				--no-install-recommends python3-matplotlib; }
+	} >"$1" 2>&1 && return 0
+	log "warning: python3-matplotlib not installed (see $1); no plot"
+	return 1
+}
+
 out=$BUILD_DIR/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
+ensure_plot_deps "$out/apt.log" || true
 "$VM_DIR/setup.sh"
 scripts/dkms-install.sh "$(stock_kver)" >"$out/dkms.log" 2>&1 ||
 	die "dkms install failed (see $out/dkms.log)"
+log "guest: rounds $NVFAB_BENCH_ROUNDS, runtime ${NVFAB_BENCH_RUNTIME}s, sets '$NVFAB_BENCH_SETS'"
+vmrc=0
 NVFAB_BENCH=1 "$VM_DIR/run-vm.sh" --kernel stock --out "$out/vm" \
 	--timeout "${NVFAB_VM_TIMEOUT:-2400}" -- "$REPO_ROOT/tools/bench/guest.sh" ||
-	die "benchmark guest failed (see $out/vm/console.log)"
-python3 tools/bench/report.py "$out/vm/bench.jsonl" | tee "$out/table.txt"
+	vmrc=$?
+if [ ! -s "$out/vm/bench.jsonl" ]; then
+	die "benchmark guest failed with no result (exit $vmrc; see $out/vm/console.log)"
+fi
+[ "$vmrc" = 0 ] ||
+	log "warning: benchmark guest exited $vmrc (see $out/vm/console.log); partial results"
+
+python3 tools/bench/report.py "$out/vm/bench.jsonl" --out "$out"
 ln -sfn "$(basename "$out")" "$BUILD_DIR/bench/latest"
+
+png=$out/ratios.png
+if ! "$PLOT_PY" tools/bench/plot.py "$out/summary.json" "$png" >"$out/plot.log" 2>&1; then
+	log "warning: no plot (see $out/plot.log)"
+	png=
+fi
+echo
+echo "bench: table:   $out/table.txt"
+echo "bench: summary: $out/summary.json"
+if [ -n "$png" ]; then
+	echo "bench: plot:    $png"
+else
+	echo "bench: plot:    not made (see $out/plot.log)"
+fi
+echo "bench: latest:  $BUILD_DIR/bench/latest -> $(basename "$out")"

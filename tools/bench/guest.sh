@@ -3,120 +3,457 @@
 #
 # Benchmark payload, run inside a stock-kernel guest by tools/bench/bench.sh:
 # nvfab (DKMS modules) and the in-kernel nvme-tcp host, interleaved A/B for
-# $BENCH_ROUNDS rounds, against one nvmet-tcp target on null_blk in its own
-# network namespace, with the same fio jobs. Writes one JSON line per fio
-# run to $OUT/bench.jsonl; report.py turns them into ratios.
+# $ROUNDS rounds (the order alternates every round), against one nvmet-tcp
+# target on null_blk in its own network namespace, reached over two paths,
+# with the same fio jobs. Writes one JSON line per fio run to
+# $OUT/bench.jsonl (tools/bench/fio2jsonl.py); report.py turns them into
+# ratios.
+#
+# Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"):
+#   single  one controller on path 1: 4k randread QD1 and QD32, 128k seq read
+#   mpath   the four below
+#   sym     no delay, QD16 IOPS: round-robin on 1 path (before path 2 is
+#           connected) and on 2 paths
+#   asym    path 2 delayed by netem ($DELAYS ms), QD16 IOPS per iopolicy
+#   ana     the longest I/O latency when ANA moves the optimized path
+#   cut     the longest I/O latency when path 1's link is cut
+#
+# Environment (bench.sh maps BENCH_* on the host to these; run-vm.sh only
+# hands NVFAB_* to the guest):
+#   NVFAB_BENCH_ROUNDS (3), NVFAB_BENCH_RUNTIME (5 s per steady fio job),
+#   NVFAB_BENCH_SETS, NVFAB_BENCH_DELAYS ("1 30"),
+#   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts).
+# Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV and
+# NVFAB_BENCH_ETC replace /sys, /dev and /etc/nvme; sourcing this file
+# only defines the functions, running it calls main.
+#
+# A benchmark, not a test: a failed job or connect is logged and skipped;
+# the guest exits 0 when it wrote any result.
 set -u
 : "${REPO_ROOT:?}" "${OUT:?}"
+# shellcheck source-path=SCRIPTDIR source=../testing/vm/guest/topology.sh
 . "$REPO_ROOT/tools/testing/vm/guest/topology.sh"
 
-ROUNDS=${BENCH_ROUNDS:-3}
-RUNTIME=${BENCH_RUNTIME:-5}
+ROUNDS=${NVFAB_BENCH_ROUNDS:-${BENCH_ROUNDS:-3}}
+RUNTIME=${NVFAB_BENCH_RUNTIME:-${BENCH_RUNTIME:-5}}
+SETS=${NVFAB_BENCH_SETS:-${BENCH_SETS:-single mpath}}
+DELAYS=${NVFAB_BENCH_DELAYS:-${BENCH_DELAYS:-1 30}}
+STALL_RT=${NVFAB_BENCH_STALL_RUNTIME:-9}
+STALL_AT=3		# seconds from the fio start to the flip or cut
+STALL_QD=4
+STALL_WIN_MS=3000	# I/Os issued up to this long after the event count
+MP_QD=16		# sym and asym
+# Same multipath connect options for both hosts; fast_io_fail_tmo unset.
+KATO=5
+RECONNECT_DELAY=1
+# iopolicies per host and scenario.
+ANA_NVFAB=(round-robin service-time)
+ANA_KERNEL=(numa round-robin)
+ASYM_NVFAB=(numa round-robin queue-depth service-time)
+ASYM_KERNEL=(numa round-robin queue-depth)
+
+SYS=${NVFAB_BENCH_SYS:-/sys}
+DEVD=${NVFAB_BENCH_DEV:-/dev}
+ETC=${NVFAB_BENCH_ETC:-/etc/nvme}
 RESULTS=$OUT/bench.jsonl
-: >"$RESULTS"
+TOJSON=$REPO_ROOT/tools/bench/fio2jsonl.py
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-4908-8706-050403020100
+HOSTID=0f0e0d0c-0b0a-4908-8706-050403020100
+WANT=" "
+
+log() { echo "bench: $*" >&2; }
 
 cleanup() {
-	for d in /sys/class/nvfab/nvfab*; do
+	local d
+	for d in "$SYS"/class/nvfab/nvfab*; do
 		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller" 2>/dev/null
 	done
 	topo_cleanup >/dev/null 2>&1
 }
-trap cleanup EXIT
 
-log() { echo "bench: $*" >&2; }
+want() { [[ $WANT == *" $1 "* ]]; }
+want_mpath() { want sym || want asym || want ana || want cut; }
 
-mkdir -p /etc/nvme
-echo "nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-4908-8706-050403020100" >/etc/nvme/hostnqn
-echo "0f0e0d0c-0b0a-4908-8706-050403020100" >/etc/nvme/hostid
-
-topo_up 1 && nvmet_setup 1 || { log "target setup failed"; exit 1; }
-modprobe nvfab-tcp || { log "modprobe nvfab-tcp failed"; exit 1; }
-modprobe nvme-tcp || { log "modprobe nvme-tcp failed"; exit 1; }
-ADDR=$(topo_tgt_addr 1)
-SRC=$(topo_host_addr 1)
-HOSTNQN=$(cat /etc/nvme/hostnqn)
-HOSTID=$(cat /etc/nvme/hostid)
-
-wait_for() { # path, deciseconds
-	local i
-	for ((i = 0; i < $2; i++)); do
-		[ -e "$1" ] && return 0
+# wait_until DECISECONDS CMD...: poll CMD every 0.1 s.
+wait_until() {
+	local i n=$1
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
 		sleep 0.1
 	done
 	return 1
 }
 
-connect_nvfab() {
-	exec 3<>/dev/nvfab-fabrics || return 1
-	printf 'transport=tcp,traddr=%s,trsvcid=4420,host_traddr=%s,nqn=%s,hostnqn=%s,hostid=%s,nr_io_queues=2' \
-		"$ADDR" "$SRC" "$NVMET_NQN" "$HOSTNQN" "$HOSTID" >&3 || { exec 3>&-; return 1; }
-	local reply
+# Per-connection state, set by the connect functions:
+DEV=		# block device of NSID 1: the multipath head
+SUBSYS=		# the subsystem's sysfs directory (iopolicy lives there)
+declare -a CT	# CT[path]: controller instance number on that path
+
+# ---- nvfab -----------------------------------------------------------------
+
+# nvfab_connect_path PATH EXTRA: one controller over PATH; sets CT[PATH].
+nvfab_connect_path() {
+	local opts reply n
+	opts="transport=tcp,traddr=$(topo_tgt_addr "$1"),trsvcid=$NVMET_TRSVCID"
+	opts+=",host_traddr=$(topo_host_addr "$1"),nqn=$NVMET_NQN"
+	opts+=",hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=2$2"
+	exec 3<>"$DEVD/nvfab-fabrics" || return 1
+	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
 	reply=$(cat <&3)
 	exec 3>&-
-	reply=${reply#instance=}
-	DEV=/dev/nvfab${reply%%,*}n1
-	wait_for "$DEV" 200
+	n=${reply#instance=}
+	n=${n%%,*}
+	[[ $n =~ ^[0-9]+$ ]] || { log "nvfab connect over path $1: '$reply'"; return 1; }
+	CT[$1]=$n
+}
+
+# nvfab_find_head: the subsystem that links controller CT[1], and its head
+# of NSID 1 (sets SUBSYS and DEV once the block node exists).
+nvfab_find_head() {
+	local s h name
+	for s in "$SYS"/class/nvfab-subsystem/nvfab-subsys*; do
+		[ -e "$s/nvfab${CT[1]}" ] || continue
+		for h in "$s"/nvfab*n*; do
+			name=${h##*/}
+			[[ $name =~ ^nvfab[0-9]+n[0-9]+$ ]] || continue
+			[ "$(cat "$h/nsid" 2>/dev/null)" = 1 ] || continue
+			[ -b "$DEVD/$name" ] || return 1
+			SUBSYS=$s
+			DEV=$DEVD/$name
+			return 0
+		done
+	done
+	return 1
+}
+
+nvfab_ctrl_dir() { echo "$SYS/class/nvfab/nvfab$1"; }
+
+nvfab_ctrls_left() {
+	local d
+	for d in "$SYS"/class/nvfab/nvfab*; do
+		[[ ${d##*/} =~ ^nvfab[0-9]+$ ]] && return 0
+	done
+	return 1
 }
 
 disconnect_nvfab() {
 	local d
-	for d in /sys/class/nvfab/nvfab*; do
+	for d in "$SYS"/class/nvfab/nvfab*; do
 		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller"
+	done
+	wait_until 300 eval '! nvfab_ctrls_left' || log "nvfab controllers still there after 30 s"
+}
+
+# ---- in-kernel host ----------------------------------------------------------
+
+# kernel_ctrls: instance numbers of the in-kernel controllers of $NVMET_NQN.
+kernel_ctrls() {
+	local c
+	for c in "$SYS"/class/nvme/nvme*; do
+		[[ ${c##*/} =~ ^nvme[0-9]+$ ]] || continue
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$NVMET_NQN" ] && echo "${c##*/nvme}"
 	done
 }
 
-connect_kernel() {
-	local i
-	nvme connect -t tcp -a "$ADDR" -s 4420 -w "$SRC" -n "$NVMET_NQN" \
-		-q "$HOSTNQN" -I "$HOSTID" -i 2 >/dev/null || return 1
-	# With native multipath the disk is the subsystem's nvmeXnY (the
-	# per-path nvmeXcYnZ has no node); only one such host is connected.
-	for ((i = 0; i < 200; i++)); do
-		DEV=$(ls /dev/nvme[0-9]*n1 2>/dev/null | grep -v c | head -n1)
-		[ -b "$DEV" ] && return 0
-		sleep 0.1
+# kernel_connect_path PATH ARGS...: nvme connect over PATH; sets CT[PATH]
+# to the controller that the connect added (one connect at a time).
+kernel_connect_path() {
+	local p=$1 c before
+	shift
+	before=" $(kernel_ctrls | tr '\n' ' ') "
+	nvme connect -t tcp -a "$(topo_tgt_addr "$p")" -s "$NVMET_TRSVCID" \
+		-w "$(topo_host_addr "$p")" -n "$NVMET_NQN" \
+		-q "$HOSTNQN" -I "$HOSTID" -i 2 "$@" >/dev/null || return 1
+	for c in $(kernel_ctrls); do
+		[[ $before == *" $c "* ]] && continue
+		CT[p]=$c
+		return 0
+	done
+	log "in-kernel controller of path $p not found"
+	return 1
+}
+
+# kernel_find_head: with native multipath the disk is the subsystem's
+# nvmeXnY (the per-path nvmeXcYnZ has no node); only one such host is
+# connected. SUBSYS: the nvme-subsystem with the target's NQN.
+kernel_find_head() {
+	local s d
+	DEV=
+	for d in "$DEVD"/nvme[0-9]*n1; do
+		[[ ${d##*/} == *c* ]] && continue
+		DEV=$d
+		break
+	done
+	[ -b "$DEV" ] || return 1
+	for s in "$SYS"/class/nvme-subsystem/nvme-subsys*; do
+		if [ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$NVMET_NQN" ]; then
+			SUBSYS=$s
+			return 0
+		fi
+	done
+	return 1
+}
+
+kernel_ctrl_dir() { echo "$SYS/class/nvme/nvme$1"; }
+
+kernel_subsys_left() {
+	local s
+	for s in "$SYS"/class/nvme-subsystem/nvme-subsys*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$NVMET_NQN" ] && return 0
 	done
 	return 1
 }
 
 disconnect_kernel() {
 	nvme disconnect -n "$NVMET_NQN" >/dev/null
+	wait_until 300 eval '! kernel_subsys_left' || log "in-kernel subsystem still there after 30 s"
 }
 
-# job NAME FIO-ARGS...: one fio run on $DEV, JSON line appended.
+# ---- both ----------------------------------------------------------------
+
+# connect PATH single|mpath: one more controller of $INIT over PATH.
+connect() {
+	local opt=
+	if [ "$INIT" = nvfab ]; then
+		[ "$2" = mpath ] && opt=",keep_alive_tmo=$KATO,reconnect_delay=$RECONNECT_DELAY"
+		nvfab_connect_path "$1" "$opt"
+	elif [ "$2" = mpath ]; then
+		kernel_connect_path "$1" -k "$KATO" -c "$RECONNECT_DELAY"
+	else
+		kernel_connect_path "$1"
+	fi
+}
+
+find_head() { "${INIT}_find_head"; }
+disconnect() { "disconnect_$INIT"; }
+ctrl_dir() { "${INIT}_ctrl_dir" "$1"; }
+
+# Paths of the head (its "multipath" links) and their ANA state as the
+# host sees it: path disk <prefix>c<ctrl>n<head> for controller CT[PATH].
+npaths() {
+	local l n=0
+	for l in "$SYS/block/${DEV##*/}/multipath"/*; do
+		[ -e "$l" ] && n=$((n + 1))
+	done
+	echo "$n"
+}
+two_paths() { [ "$(npaths)" = 2 ]; }
+path_ana() {
+	local h=${DEV##*/}
+	cat "$SYS/block/$h/multipath/${h%n*}c${CT[$1]:-none}n${h##*n}/ana_state" 2>/dev/null
+}
+ana_is() { [ "$(path_ana 1)" = "$1" ] && [ "$(path_ana 2)" = "$2" ]; }
+
+# set_ana S1 S2: the target's ANA state of ports 1 and 2; waits until the
+# host shows it on both paths.
+set_ana() {
+	nvmet_set_ana 1 "$1" && nvmet_set_ana 2 "$2" || return 1
+	wait_until 200 ana_is "$1" "$2" ||
+		{ log "$INIT: host shows ANA '$(path_ana 1)' '$(path_ana 2)', not '$1' '$2'"; return 1; }
+}
+
+set_policy() {
+	echo "$1" >"$SUBSYS/iopolicy" 2>/dev/null
+	[ "$(cat "$SUBSYS/iopolicy" 2>/dev/null)" = "$1" ] ||
+		{ log "$INIT: iopolicy $1 refused"; return 1; }
+}
+
+ctrl_live() { [ "$(cat "$(ctrl_dir "${CT[$1]:-none}")/state" 2>/dev/null)" = live ]; }
+both_live() { ctrl_live 1 && ctrl_live 2; }
+
+# record NAME FIO-JSON [fio2jsonl options]: append one result line.
+record() {
+	local name=$1 f=$2
+	shift 2
+	python3 "$TOJSON" --init "$INIT" --round "$ROUND" --job "$name" "$@" "$f" \
+		>>"$RESULTS" || log "no result for $name ($INIT, round $ROUND)"
+}
+
+# job NAME FIO-ARGS...: one steady fio run on $DEV, RUNTIME seconds after a
+# second of ramp.
 job() {
 	local name=$1 f=$OUT/fio-$INIT-$ROUND-$1.json
 	shift
-	fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
+	rm -f "$f"
+	timeout -k 10 $((RUNTIME + 120)) \
+		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
 		--time_based --runtime="$RUNTIME" --ramp_time=1 \
 		--output-format=json --output="$f" "$@" >/dev/null 2>&1 ||
-		{ log "fio $name failed on $DEV"; return 1; }
-	python3 - "$INIT" "$ROUND" "$name" "$f" >>"$RESULTS" <<'PY'
-import json, sys
-init, rnd, name, path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-j = json.load(open(path))["jobs"][0]["read"]
-print(json.dumps({"init": init, "round": rnd, "job": name,
-                  "iops": j["iops"], "bw_kib": j["bw"],
-                  "lat_mean_us": j["clat_ns"]["mean"] / 1000,
-                  "lat_p99_us": j["clat_ns"]["percentile"]["99.000000"] / 1000}))
-PY
+		{ log "fio $name failed on $DEV ($INIT, round $ROUND)"; return 1; }
+	record "$name" "$f"
 }
 
-run_set() {
-	job qd1 --rw=randread --bs=4k --iodepth=1 &&
-		job qd32 --rw=randread --bs=4k --iodepth=32 &&
-		job seq128k --rw=read --bs=128k --iodepth=8
+# stall_job NAME EVENT: 4k randread at QD$STALL_QD for STALL_RT seconds;
+# STALL_AT seconds in, run the function EVENT. Every completion goes to a
+# latency log (epoch timestamps), and fio2jsonl.py takes the longest
+# latency of the I/Os in flight at the event or issued up to STALL_WIN_MS
+# after it. I/O errors do not stop fio; they are counted.
+stall_job() {
+	local name=$1 ev=$2 f=$OUT/fio-$INIT-$ROUND-$1.json lp=/tmp/bench-lat pid t_ev
+	rm -f "$f" "$lp"_*.log
+	timeout -k 10 $((STALL_RT + 120)) \
+		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
+		--rw=randread --bs=4k --iodepth="$STALL_QD" \
+		--time_based --runtime="$STALL_RT" --continue_on_error=all \
+		--write_lat_log="$lp" --log_avg_msec=0 --log_unix_epoch=1 \
+		--output-format=json --output="$f" >/dev/null 2>&1 &
+	pid=$!
+	sleep "$STALL_AT"
+	t_ev=$(date +%s%3N)
+	"$ev" || log "$name: event $ev failed"
+	wait "$pid" || log "fio $name exited $? on $DEV ($INIT, round $ROUND)"
+	record "$name" "$f" --lat-log "${lp}_lat.1.log" --event-ms "$t_ev" \
+		--window-ms "$STALL_WIN_MS"
+	rm -f "$lp"_*.log
 }
 
-for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
-	order="nvfab kernel"
-	[ $((ROUND % 2)) = 0 ] && order="kernel nvfab"
-	for INIT in $order; do
-		log "round $ROUND: $INIT"
-		"connect_$INIT" || { log "connect $INIT failed"; exit 1; }
-		run_set || exit 1
-		"disconnect_$INIT"
-		sleep 1
+ev_flip() { nvmet_set_ana 1 inaccessible && nvmet_set_ana 2 optimized; }
+ev_cut() { topo_cut 1; }
+
+# ---- scenario sets -------------------------------------------------------
+
+# Target and links as every connection expects them at its start.
+reset_target() {
+	topo_clear 2
+	topo_restore 1 >/dev/null 2>&1 || log "path 1 link did not come back"
+	nvmet_set_ana 1 optimized
+	nvmet_set_ana 2 optimized
+}
+
+block_single() {
+	CT=()
+	DEV='' SUBSYS=''
+	if ! { connect 1 single && wait_until 200 find_head; }; then
+		log "connect $INIT (single) failed"
+		disconnect
+		return 1
+	fi
+	job qd1 --rw=randread --bs=4k --iodepth=1
+	job qd32 --rw=randread --bs=4k --iodepth=32
+	job seq128k --rw=read --bs=128k --iodepth=8
+	disconnect
+}
+
+run_sym1() {
+	set_policy round-robin && job sym1 --rw=randread --bs=4k --iodepth=$MP_QD
+}
+
+run_sym2() {
+	set_policy round-robin && job sym2 --rw=randread --bs=4k --iodepth=$MP_QD
+}
+
+run_asym() {
+	local d pol
+	local -a pols=("${ASYM_NVFAB[@]}")
+	[ "$INIT" = kernel ] && pols=("${ASYM_KERNEL[@]}")
+	for d in $DELAYS; do
+		topo_delay 2 "$d" || { log "netem on path 2 failed"; continue; }
+		for pol in "${pols[@]}"; do
+			set_policy "$pol" &&
+				job "asym$d-$pol" --rw=randread --bs=4k --iodepth=$MP_QD
+		done
 	done
-done
-log "done: $(wc -l <"$RESULTS") runs"
+	topo_clear 2
+}
+
+run_ana() {
+	local pol
+	local -a pols=("${ANA_NVFAB[@]}")
+	[ "$INIT" = kernel ] && pols=("${ANA_KERNEL[@]}")
+	for pol in "${pols[@]}"; do
+		set_ana optimized non-optimized && set_policy "$pol" &&
+			stall_job "ana-$pol" ev_flip
+	done
+	set_ana optimized optimized
+}
+
+run_cut() {
+	set_ana optimized optimized && set_policy round-robin &&
+		stall_job cut-round-robin ev_cut
+	topo_restore 1 || log "topo_restore 1 failed"
+	wait_until 900 both_live ||
+		log "$INIT: controllers not live 90 s after the link came back"
+	wait_until 200 ana_is optimized optimized ||
+		log "$INIT: paths not both optimized after the cut"
+}
+
+block_mpath() {
+	CT=()
+	DEV='' SUBSYS=''
+	if ! { connect 1 mpath && wait_until 200 find_head; }; then
+		log "connect $INIT (mpath, path 1) failed"
+		disconnect
+		return 1
+	fi
+	want sym && run_sym1
+	if ! { connect 2 mpath && wait_until 200 two_paths; }; then
+		log "connect $INIT (mpath, path 2) failed: $(npaths) paths"
+		disconnect
+		return 1
+	fi
+	wait_until 200 both_live || log "$INIT: controllers not both live"
+	want sym && run_sym2
+	want asym && run_asym
+	want ana && run_ana
+	# Last: a controller that does not come back must not spoil the rest.
+	want cut && run_cut
+	disconnect
+}
+
+main() {
+	local s block order n t_start
+
+	: >"$RESULTS"
+	trap cleanup EXIT
+	# Expand the set names; unknown ones are reported and ignored.
+	for s in $SETS; do
+		case "$s" in
+		mpath) WANT+="sym asym ana cut " ;;
+		single | sym | asym | ana | cut) WANT+="$s " ;;
+		*) log "unknown set '$s' ignored (single mpath sym asym ana cut)" ;;
+		esac
+	done
+	if ! want single && ! want_mpath; then
+		log "nothing to run (NVFAB_BENCH_SETS='$SETS')"
+		return 1
+	fi
+
+	mkdir -p "$ETC"
+	echo "$HOSTNQN" >"$ETC/hostnqn"
+	echo "$HOSTID" >"$ETC/hostid"
+	if ! { topo_up 2 && nvmet_setup 2; }; then
+		log "target setup failed"
+		return 1
+	fi
+	modprobe nvfab-tcp || { log "modprobe nvfab-tcp failed"; return 1; }
+	modprobe nvme-tcp || { log "modprobe nvme-tcp failed"; return 1; }
+	# Loaded on demand by "echo service-time >iopolicy" too; early here so
+	# that a missing module shows in the log.
+	modprobe nvfab-ps-service-time || log "modprobe nvfab-ps-service-time failed"
+
+	log "rounds $ROUNDS, runtime ${RUNTIME}s, sets:$WANT, delays: $DELAYS ms"
+	t_start=$SECONDS
+	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+		order="nvfab kernel"
+		[ $((ROUND % 2)) = 0 ] && order="kernel nvfab"
+		for block in single mpath; do
+			[ "$block" = single ] && ! want single && continue
+			[ "$block" = mpath ] && ! want_mpath && continue
+			for INIT in $order; do
+				log "round $ROUND: $block $INIT ($((SECONDS - t_start)) s)"
+				reset_target
+				"block_$block"
+				sleep 1
+			done
+		done
+	done
+	n=$(wc -l <"$RESULTS")
+	log "done: $n runs in $((SECONDS - t_start)) s"
+	[ "$n" -gt 0 ]
+}
+
+# Run, unless sourced (by the mock test).
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+	main
+fi

@@ -1,56 +1,277 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Turn bench.jsonl into a ratio table (nvfab / in-kernel).
+"""Turn bench.jsonl into a ratio table (A / B, mostly nvfab / in-kernel).
 
-Per round, each metric's ratio nvfab/kernel is computed; the table shows
-the median ratio and the spread (min..max) over rounds, and whether the
-ratio meets "no worse than the in-kernel host" (lower is better for
-latency, higher for IOPS and bandwidth).
+  report.py BENCH.jsonl [--out DIR]
+
+Every row compares one fio job of side A with one of side B (an
+initiator and a job name, see ROWS). Per round the ratio A/B is taken;
+the table shows the median of A, of B and of the ratio, and the spread of
+the ratio (min..max) over the rounds that have both sides. A row with a
+goal says whether the median ratio meets it ("met" / "NOT met"): lower
+is better for latencies and stalls (ratio <= goal), higher for IOPS and
+bandwidth (ratio >= goal). Rows without a goal are informational. Rows
+with no usable round print "no data".
+
+With --out DIR the table is also written to DIR/table.txt and a
+machine-readable summary to DIR/summary.json (plot.py draws it).
+Only the standard library: runs under any python3.
 """
+import argparse
 import json
+import os
+import re
 import statistics
 import sys
 
-ROWS = [
-    ("4 KiB randread QD1, mean latency", "qd1", "lat_mean_us", "lower"),
-    ("4 KiB randread QD1, p99 latency", "qd1", "lat_p99_us", "lower"),
-    ("4 KiB randread QD32, IOPS", "qd32", "iops", "higher"),
-    ("128 KiB seq read, bandwidth", "seq128k", "bw_kib", "higher"),
-]
+NVFAB, KERNEL = "nvfab", "kernel"
+SHORT = {"round-robin": "rr", "queue-depth": "qd", "service-time": "st",
+         "numa": "numa"}
+NAME = {NVFAB: "nvfab", KERNEL: "in-kernel"}
 
 
-def main():
-    runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def row(rid, group, title, metric, unit, a, b, better, goal=None,
+        notes=None):
+    return {"id": rid, "group": group, "title": title, "metric": metric,
+            "unit": unit, "a": a, "b": b, "better": better, "goal": goal,
+            "notes": notes}
+
+
+def single_rows():
+    g = "single path: 1 controller, QD1/QD32 4 KiB randread, 128 KiB seq read"
+    return [
+        row("qd1-mean", g, "QD1 mean latency, nvfab / in-kernel",
+            "lat_mean_us", "us", (NVFAB, "qd1"), (KERNEL, "qd1"),
+            "lower", 1.0),
+        row("qd1-p99", g, "QD1 p99 latency, nvfab / in-kernel",
+            "lat_p99_us", "us", (NVFAB, "qd1"), (KERNEL, "qd1"),
+            "lower", 1.0),
+        row("qd32-iops", g, "QD32 IOPS, nvfab / in-kernel", "iops",
+            "IOPS", (NVFAB, "qd32"), (KERNEL, "qd32"), "higher", 1.0),
+        row("seq128k-bw", g, "128 KiB seq bandwidth, nvfab / in-kernel",
+            "bw_kib", "KiB/s", (NVFAB, "seq128k"), (KERNEL, "seq128k"),
+            "higher", 1.0),
+    ]
+
+
+def ana_rows():
+    g = ("2 paths: ANA flip stall (port 1 optimized -> inaccessible, "
+         "port 2 non-optimized -> optimized; longest I/O latency, QD4)")
+    out = []
+    for a in ("round-robin", "service-time"):
+        for b in ("round-robin", "numa"):
+            out.append(row(
+                "ana-%s-%s" % (SHORT[a], SHORT[b]), g,
+                "ANA flip stall, nvfab %s / in-kernel %s" % (a, b),
+                "stall_ms", "ms", (NVFAB, "ana-" + a), (KERNEL, "ana-" + b),
+                "lower", 1.0, notes="errors"))
+    return out
+
+
+def cut_rows():
+    g = ("2 paths: path 1 link cut (keep_alive_tmo 5, reconnect_delay 1; "
+         "longest I/O latency, QD4)")
+    return [row("cut-rr", g, "path cut stall, nvfab rr / in-kernel rr",
+                "stall_ms", "ms", (NVFAB, "cut-round-robin"),
+                (KERNEL, "cut-round-robin"), "lower", 1.0, notes="errors")]
+
+
+def asym_rows(delays):
+    out = []
+    for d in delays:
+        g = "2 paths, path 2 +%d ms (netem): QD16 4 KiB randread IOPS" % d
+        for p in ("numa", "round-robin", "queue-depth"):
+            out.append(row(
+                "asym%d-%s" % (d, SHORT[p]), g,
+                "+%d ms IOPS, nvfab %s / in-kernel %s" % (d, p, p),
+                "iops", "IOPS", (NVFAB, "asym%d-%s" % (d, p)),
+                (KERNEL, "asym%d-%s" % (d, p)), "higher"))
+        out.append(row(
+            "asym%d-st-qd" % d, g,
+            "+%d ms IOPS, nvfab service-time / in-kernel queue-depth" % d,
+            "iops", "IOPS", (NVFAB, "asym%d-service-time" % d),
+            (KERNEL, "asym%d-queue-depth" % d), "higher",
+            1.5 if d == 30 else None))
+    return out
+
+
+def sym_rows():
+    g = "2 paths, no delay: QD16 4 KiB randread IOPS"
+    return [
+        row("sym-rr", g, "2 paths rr IOPS, nvfab / in-kernel", "iops",
+            "IOPS", (NVFAB, "sym2"), (KERNEL, "sym2"), "higher", 0.95),
+        row("sym-nvfab-2v1", g, "nvfab IOPS, 2 paths rr / 1 path", "iops",
+            "IOPS", (NVFAB, "sym2"), (NVFAB, "sym1"), "higher"),
+        row("sym-kernel-2v1", g, "in-kernel IOPS, 2 paths rr / 1 path",
+            "iops", "IOPS", (KERNEL, "sym2"), (KERNEL, "sym1"), "higher"),
+    ]
+
+
+def all_rows(runs):
+    # netem delays: the two default ones, and any other a run used.
+    delays = {1, 30}
+    for r in runs:
+        m = re.match(r"asym(\d+)-", str(r.get("job", "")))
+        if m:
+            delays.add(int(m.group(1)))
+    return (single_rows() + sym_rows() + asym_rows(sorted(delays)) +
+            ana_rows() + cut_rows())
+
+
+def load(path):
+    """The JSON lines of path; unreadable lines are skipped with a note."""
+    runs = []
+    try:
+        f = open(path, errors="replace")
+    except OSError as e:
+        print("report: %s" % e, file=sys.stderr)
+        return runs
+    with f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                r = json.loads(line)
+            except ValueError:
+                print("report: %s:%d: not JSON, skipped" % (path, n),
+                      file=sys.stderr)
+                continue
+            if isinstance(r, dict) and {"init", "round", "job"} <= r.keys():
+                runs.append(r)
+    return runs
+
+
+def num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def evaluate(r, by, rounds):
+    ratios, av, bv, err_a, err_b, used = [], [], [], 0, 0, []
+    for rnd in rounds:
+        a = by.get((r["a"][0], rnd, r["a"][1]))
+        b = by.get((r["b"][0], rnd, r["b"][1]))
+        if not a or not b:
+            continue
+        x, y = a.get(r["metric"]), b.get(r["metric"])
+        if not num(x) or not num(y) or y <= 0:
+            continue
+        av.append(x)
+        bv.append(y)
+        ratios.append(x / y)
+        used.append(rnd)
+        err_a += a.get("errors") or 0
+        err_b += b.get("errors") or 0
+    res = dict(r)
+    res["a"] = {"init": r["a"][0], "job": r["a"][1]}
+    res["b"] = {"init": r["b"][0], "job": r["b"][1]}
+    res["rounds"] = used
+    res["n"] = len(ratios)
+    if not ratios:
+        res.update(status="no data", ratio=None, min=None, max=None,
+                   a_median=None, b_median=None)
+        return res
+    med = statistics.median(ratios)
+    res.update(ratio=med, min=min(ratios), max=max(ratios),
+               ratios=ratios, a_median=statistics.median(av),
+               b_median=statistics.median(bv))
+    if r["goal"] is None:
+        res["status"] = "info"
+    else:
+        ok = med <= r["goal"] if r["better"] == "lower" else med >= r["goal"]
+        res["status"] = "met" if ok else "NOT met"
+    if r["notes"] == "errors":
+        res["errors"] = {"a": err_a, "b": err_b}
+    return res
+
+
+def fmt_val(v):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    if abs(v) >= 10:
+        return "%.1f" % v
+    return "%.2f" % v
+
+
+def goal_text(res):
+    g = res["goal"]
+    if g is None:
+        return "(info, %s is better)" % res["better"]
+    op = "<=" if res["better"] == "lower" else ">="
+    return "%s (goal %s %.2f)" % (res["status"], op, g)
+
+
+def table(results, rounds, source):
+    w = max([len(r["title"]) for r in results] + [20])
+    head = "%-*s %9s %9s %7s %13s %2s  %s" % (
+        w, "A / B", "A", "B", "ratio", "spread", "n", "goal")
+    out = ["nvfab vs in-kernel NVMe/TCP host: %s" % source,
+           "ratio = A / B per round; median over rounds, spread min..max", "",
+           head, "-" * len(head)]
+    group = None
+    for res in results:
+        if res["group"] != group:
+            group = res["group"]
+            out.append("[%s]" % group)
+        if res["status"] == "no data":
+            out.append("%-*s %s" % (w, res["title"], "no data"))
+            continue
+        line = "%-*s %9s %9s %7.2f %6.2f..%-5.2f %2d  %s" % (
+            w, res["title"], fmt_val(res["a_median"]),
+            fmt_val(res["b_median"]), res["ratio"], res["min"], res["max"],
+            res["n"], goal_text(res))
+        if "errors" in res:
+            line += "  I/O errors A/B: %d/%d" % (res["errors"]["a"],
+                                                  res["errors"]["b"])
+        out.append(line)
+    met = sum(r["status"] == "met" for r in results)
+    miss = sum(r["status"] == "NOT met" for r in results)
+    nodata = sum(r["status"] == "no data" for r in results)
+    out.append("")
+    out.append("goals: %d met, %d NOT met; %d rows without data" %
+               (met, miss, nodata))
+    out.append("rounds: %s (A/B interleaved, order alternating); A and B "
+               "columns: medians in the row's unit (us, IOPS, KiB/s, ms)" %
+               (len(rounds) or "none"))
+    return "\n".join(out)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("jsonl")
+    ap.add_argument("--out", help="write table.txt and summary.json here")
+    a = ap.parse_args(argv)
+
+    runs = load(a.jsonl)
     by = {}
     for r in runs:
         by[(r["init"], r["round"], r["job"])] = r
-    rounds = sorted({r["round"] for r in runs})
-    out = []
-    out.append("%-36s %10s %10s %8s %16s  %s" % (
-        "metric", "nvfab", "in-kernel", "ratio", "spread", "goal"))
-    for title, job, key, better in ROWS:
-        ratios, a_vals, b_vals = [], [], []
-        for rnd in rounds:
-            a = by.get(("nvfab", rnd, job))
-            b = by.get(("kernel", rnd, job))
-            if not a or not b or not b[key]:
-                continue
-            a_vals.append(a[key])
-            b_vals.append(b[key])
-            ratios.append(a[key] / b[key])
-        if not ratios:
-            out.append("%-36s %s" % (title, "no data"))
-            continue
-        med = statistics.median(ratios)
-        ok = med <= 1.0 if better == "lower" else med >= 1.0
-        out.append("%-36s %10.1f %10.1f %8.2f %7.2f..%-7.2f  %s" % (
-            title, statistics.median(a_vals), statistics.median(b_vals),
-            med, min(ratios), max(ratios),
-            ("met" if ok else "NOT met") + " (%s is better)" % better))
-    out.append("rounds: %d (A/B interleaved); units: us, IOPS, KiB/s" %
-               len(rounds))
-    print("\n".join(out))
+    rounds = sorted({r["round"] for r in runs},
+                    key=lambda x: (0, x, "") if num(x) else (1, 0, str(x)))
+    results = [evaluate(r, by, rounds) for r in all_rows(runs)]
+    text = table(results, rounds, a.jsonl)
+    print(text)
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "table.txt"), "w") as f:
+            f.write(text + "\n")
+        summary = {
+            "source": a.jsonl,
+            "rounds": rounds,
+            "runs": len(runs),
+            "goals": {
+                "met": sum(r["status"] == "met" for r in results),
+                "not_met": sum(r["status"] == "NOT met" for r in results),
+                "no_data": sum(r["status"] == "no data" for r in results),
+            },
+            "rows": results,
+        }
+        with open(os.path.join(a.out, "summary.json"), "w") as f:
+            json.dump(summary, f, indent=1)
+            f.write("\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,243 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# tools/bench/test_guest_mock.sh: run guest.sh's main loop on this machine,
+# without a guest, against a mock: a fake sysfs and /dev under a temporary
+# directory, and shell functions standing in for the target (topo_*,
+# nvmet_set_ana), nvme-cli, the nvfab control node and fio (which writes
+# made-up JSON and latency logs). It checks the control flow (sets, rounds,
+# A/B order, connect options, events, recovery waits), that every job name
+# the guest writes is one report.py has a row for (no "no data" row after a
+# full run), and that a failing initiator does not stop the other. It says
+# nothing about the real kernels; that needs the guest (make bench).
+#   tools/bench/test_guest_mock.sh    (as root: it mknods fake block nodes)
+# Stubs are called indirectly (by guest.sh), and the subshell is deliberate:
+# shellcheck disable=SC2317,SC2030,SC2031,SC2034
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+export REPO_ROOT
+REPO_ROOT=$(cd "$HERE/../.." && pwd)
+TMP=$(mktemp -d /tmp/bench-mock.XXXXXX)
+if ! mknod "$TMP/blk" b 7 250 2>/dev/null; then
+	echo "SKIP: needs root (mknod of fake block nodes)"
+	rm -rf "$TMP"
+	exit 0
+fi
+trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+fails=0
+
+check() { # DESCRIPTION CMD...
+	local d=$1
+	shift
+	if "$@"; then
+		echo "ok - $d"
+	else
+		echo "not ok - $d"
+		fails=$((fails + 1))
+	fi
+}
+
+# mock_run NAME [VAR=VALUE...]: one guest main in a subshell; its OUT is
+# $TMP/NAME, the events it caused are in $TMP/NAME/events.
+mock_run() {
+	local name=$1
+	shift
+	mkdir -p "$TMP/$name/sys" "$TMP/$name/dev" "$TMP/$name/etc"
+	(
+		export OUT=$TMP/$name NVFAB_BENCH_SYS=$TMP/$name/sys
+		export NVFAB_BENCH_DEV=$TMP/$name/dev NVFAB_BENCH_ETC=$TMP/$name/etc
+		export NVFAB_BENCH_ROUNDS=2 NVFAB_BENCH_RUNTIME=1
+		local kv
+		for kv in "$@"; do
+			export "${kv?}"
+		done
+		# shellcheck source-path=SCRIPTDIR source=guest.sh
+		. "$HERE/guest.sh"
+		mock_functions
+		main
+	) >"$TMP/$name/guest.log" 2>&1
+}
+
+mock_functions() {
+	EV=$OUT/events
+	: >"$EV"
+	NEXT=0
+	declare -gA TGT_ANA=([1]=optimized [2]=optimized)
+	sleep() { :; }
+	modprobe() { :; }
+	topo_up() { echo "topo_up $*" >>"$EV"; }
+	nvmet_setup() { echo "nvmet_setup $*" >>"$EV"; }
+	topo_cleanup() { :; }
+	topo_delay() { echo "delay $*" >>"$EV"; }
+	topo_clear() { :; }
+	timeout() {
+		while [[ $1 == -* ]]; do shift 2; done
+		shift
+		"$@"
+	}
+	nodeblk() { [ -b "$1" ] || mknod "$1" b 7 250; }
+
+	# Controllers remember their path; path disks follow the target's ANA.
+	ctrl_sysdir() { # nvfab|nvme INSTANCE
+		if [ "$1" = nvfab ]; then echo "$SYS/class/nvfab/nvfab$2"; else echo "$SYS/class/nvme/nvme$2"; fi
+	}
+	mock_path_disk() { # nvfab|nvme CTRL PATH
+		local c sub head
+		c=$(ctrl_sysdir "$1" "$2")
+		mkdir -p "$c"
+		echo live >"$c/state"
+		echo "$3" >"$c/mock_path"
+		if [ "$1" = nvfab ]; then
+			sub=$SYS/class/nvfab-subsystem/nvfab-subsys0 head=nvfab0n1
+			: >"$c/delete_controller"
+		else
+			sub=$SYS/class/nvme-subsystem/nvme-subsys0 head=nvme0n1
+			echo "$NVMET_NQN" >"$c/subsysnqn"
+			echo "traddr=$(topo_tgt_addr "$3"),trsvcid=4420,src_addr=$(topo_host_addr "$3")" >"$c/address"
+		fi
+		mkdir -p "$sub/$head"
+		echo "$NVMET_NQN" >"$sub/subsysnqn"
+		[ -e "$sub/iopolicy" ] || echo numa >"$sub/iopolicy"
+		echo 1 >"$sub/$head/nsid"
+		ln -sfn "$c" "$sub/${c##*/}"
+		mkdir -p "$SYS/block/$head/multipath/${head%n*}c$2n1"
+		echo "${TGT_ANA[$3]}" >"$SYS/block/$head/multipath/${head%n*}c$2n1/ana_state"
+		nodeblk "$DEVD/$head"
+	}
+	nvfab_connect_path() {
+		[ -n "${MOCK_NVFAB_FAIL:-}" ] && return 1
+		echo "nvfab connect $1 opts=$2" >>"$EV"
+		mock_path_disk nvfab "$NEXT" "$1"
+		CT[$1]=$NEXT
+		NEXT=$((NEXT + 1))
+	}
+	disconnect_nvfab() {
+		echo "nvfab disconnect" >>"$EV"
+		rm -rf "$SYS"/class/nvfab/nvfab[0-9]* "$SYS/class/nvfab-subsystem" \
+			"$SYS/block/nvfab0n1" "$DEVD/nvfab0n1"
+	}
+	nvme() {
+		local a p
+		case "$1" in
+		connect)
+			a=$(echo "$*" | sed -n 's/.* -a \([^ ]*\) .*/\1/p')
+			p=2
+			[ "$a" = "$(topo_tgt_addr 1)" ] && p=1
+			echo "kernel connect $p args=${*:2}" >>"$EV"
+			mock_path_disk nvme "$NEXT" "$p"
+			NEXT=$((NEXT + 1))
+			;;
+		disconnect)
+			echo "kernel disconnect" >>"$EV"
+			rm -rf "$SYS"/class/nvme/nvme[0-9]* "$SYS/class/nvme-subsystem" \
+				"$SYS/block/nvme0n1" "$DEVD/nvme0n1"
+			;;
+		esac
+	}
+	# The host's view of each path follows the target at once.
+	mock_sync_ana() {
+		local l name kind c
+		for l in "$SYS"/block/*/multipath/*; do
+			[ -e "$l" ] || continue
+			name=${l##*/}
+			kind=${name%%[0-9]*}
+			c=${name#*c}
+			c=${c%%n*}
+			c=$(ctrl_sysdir "$kind" "$c")
+			echo "${TGT_ANA[$(cat "$c/mock_path")]}" >"$l/ana_state"
+		done
+	}
+	nvmet_set_ana() {
+		TGT_ANA[$1]=$2
+		echo "ana $1 $2" >>"$EV"
+		mock_sync_ana
+	}
+	set_links() { # STATE: every controller of path 1
+		local c
+		for c in "$SYS"/class/nvfab/nvfab[0-9]* "$SYS"/class/nvme/nvme[0-9]*; do
+			[ "$(cat "$c/mock_path" 2>/dev/null)" = 1 ] && echo "$1" >"$c/state"
+		done
+		return 0
+	}
+	topo_cut() { echo "cut $1" >>"$EV"; set_links connecting; }
+	topo_restore() { echo "restore $1" >>"$EV"; set_links live; }
+	fio() {
+		local a name='' out='' lat='' t0 i
+		for a; do
+			case "$a" in
+			--name=*) name=${a#*=} ;;
+			--output=*) out=${a#*=} ;;
+			--write_lat_log=*) lat=${a#*=} ;;
+			esac
+		done
+		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
+		printf '{"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
+			$((1000 + RANDOM % 100)) 4000 >"$out"
+		if [ -n "$lat" ]; then
+			t0=$(date +%s%3N)
+			{
+				for ((i = 0; i < 50; i++)); do
+					echo "$((t0 - 2500 + i * 100)), 1000000, 0, 4096, 0"
+				done
+				echo "$((t0 + 4000)), $((1500 + RANDOM % 100))000000, 0, 4096, 0"
+			} >"${lat}_lat.1.log"
+		fi
+	}
+}
+
+lines() { grep -c "$2" "$TMP/$1/bench.jsonl"; }
+events() { grep -c "$2" "$TMP/$1/events"; }
+
+# 1. Everything, 2 rounds.
+mock_run full
+check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
+# per round: nvfab 3 + 2 + 2x4 + 2 + 1 = 16, in-kernel 3 + 2 + 2x3 + 2 + 1 = 14
+check "full: 60 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 60
+check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
+check "full: round 2 starts with the in-kernel host" \
+	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
+check "full: nvfab mpath connects with keep_alive_tmo=5,reconnect_delay=1" \
+	test "$(events full 'nvfab connect .*keep_alive_tmo=5,reconnect_delay=1')" = 4
+check "full: nvfab single connects without them" test "$(events full 'nvfab connect 1 opts=$')" = 2
+check "full: in-kernel mpath connects with -k 5 -c 1" test "$(events full 'kernel connect .*-k 5 -c 1')" = 4
+check "full: 8 ANA flips (2 rounds x 2 hosts x 2 policies)" test "$(events full 'ana 1 inaccessible')" = 8
+check "full: 4 cuts" test "$(events full '^cut 1')" = 4
+check "full: stall runs on the right iopolicies" test "$(events full 'fio ana-service-time nvfab service-time')" = 2
+check "full: in-kernel ana-numa on numa" test "$(events full 'fio ana-numa kernel numa')" = 2
+check "full: asym delays 1 and 30" test "$(events full '^delay 2 30$')" = 4
+check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
+check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
+python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
+check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
+check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
+
+# 2. Subsets.
+mock_run ana NVFAB_BENCH_SETS=ana
+check "sets=ana: only ana jobs (8)" test "$(wc -l <"$TMP/ana/bench.jsonl")" = 8 -a "$(lines ana '"job": "ana-')" = 8
+mock_run single NVFAB_BENCH_SETS=single NVFAB_BENCH_ROUNDS=1
+check "sets=single, 1 round: 6 jobs" test "$(wc -l <"$TMP/single/bench.jsonl")" = 6
+check "sets=single: no second path" test "$(events single 'connect 2')" = 0
+mock_run symcut "NVFAB_BENCH_SETS=sym cut" "NVFAB_BENCH_DELAYS=5"
+check "sets='sym cut': sym1, sym2, cut per host and round (12)" test "$(wc -l <"$TMP/symcut/bench.jsonl")" = 12
+mock_run asym5 NVFAB_BENCH_SETS=asym NVFAB_BENCH_DELAYS=5 NVFAB_BENCH_ROUNDS=1
+check "delays=5: asym5 jobs only (7)" test "$(lines asym5 '"job": "asym5-')" = 7
+mock_run bogus NVFAB_BENCH_SETS=bogus
+check "sets=bogus: nothing run, exit non-zero" grep -q 'nothing to run' "$TMP/bogus/guest.log"
+
+# 3. nvfab cannot connect: the in-kernel results are still there.
+mock_run nvfabfail MOCK_NVFAB_FAIL=1
+check "nvfab connect fails: in-kernel results kept (28)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 28
+check "nvfab connect fails: logged" grep -q 'connect nvfab (mpath, path 1) failed' "$TMP/nvfabfail/guest.log"
+python3 "$HERE/report.py" "$TMP/nvfabfail/bench.jsonl" >"$TMP/nvfabfail/report.txt" 2>&1
+check "nvfab connect fails: report still prints, rows say no data" \
+	grep -q 'ANA flip stall, nvfab round-robin / in-kernel round-robin *no data' "$TMP/nvfabfail/report.txt"
+
+if [ "$fails" != 0 ]; then
+	echo "$fails check(s) failed; guest logs:"
+	for f in "$TMP"/*/guest.log; do
+		echo "== $f"
+		tail -n 20 "$f"
+	done
+	exit 1
+fi
+echo "all checks passed"

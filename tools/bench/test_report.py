@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of report.py, fio2jsonl.py and plot.py on synthetic data; no
+guest needed:  python3 tools/bench/test_report.py  (plot tests are skipped
+when this python3 has no matplotlib)."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True     # no __pycache__ in the tree
+sys.path.insert(0, HERE)
+import fio2jsonl  # noqa: E402
+import report  # noqa: E402
+
+NV, K = "nvfab", "kernel"
+
+
+def synthetic(rounds=3, drop=()):
+    """bench.jsonl lines for every job the guest runs; jobs in drop left out."""
+    lines = []
+
+    def add(init, rnd, job, **kv):
+        if job in drop or (init, job) in drop:
+            return
+        rec = {"init": init, "round": rnd, "job": job, "errors": 0}
+        rec.update(kv)
+        lines.append(rec)
+
+    for rnd in range(1, rounds + 1):
+        f = 1 + 0.05 * (rnd - 2)     # some spread between rounds
+        add(NV, rnd, "qd1", lat_mean_us=90 * f, lat_p99_us=200 * f, iops=11000)
+        add(K, rnd, "qd1", lat_mean_us=100, lat_p99_us=180, iops=10000)
+        add(NV, rnd, "qd32", iops=40000 * f)
+        add(K, rnd, "qd32", iops=38000)
+        add(NV, rnd, "seq128k", bw_kib=900000 * f)
+        add(K, rnd, "seq128k", bw_kib=1000000)
+        add(NV, rnd, "sym1", iops=30000 * f)
+        add(K, rnd, "sym1", iops=30000)
+        add(NV, rnd, "sym2", iops=33000 * f)
+        add(K, rnd, "sym2", iops=34000)
+        for d, slow in ((1, 0.8), (30, 0.1)):
+            add(NV, rnd, "asym%d-numa" % d, iops=30000)
+            add(K, rnd, "asym%d-numa" % d, iops=30000)
+            add(NV, rnd, "asym%d-round-robin" % d, iops=30000 * slow)
+            add(K, rnd, "asym%d-round-robin" % d, iops=30000 * slow)
+            add(NV, rnd, "asym%d-queue-depth" % d, iops=28000 * f)
+            add(K, rnd, "asym%d-queue-depth" % d, iops=15000 if d == 30 else 27000)
+            add(NV, rnd, "asym%d-service-time" % d, iops=29000 * f)
+        for p, ms in (("round-robin", 40), ("service-time", 35)):
+            add(NV, rnd, "ana-" + p, stall_ms=ms * f, max_lat_ms=ms * f)
+        for p, ms in (("round-robin", 50), ("numa", 30)):
+            add(K, rnd, "ana-" + p, stall_ms=ms, max_lat_ms=ms)
+        add(NV, rnd, "cut-round-robin", stall_ms=6000 * f, errors=rnd - 1)
+        add(K, rnd, "cut-round-robin", stall_ms=5500, errors=0)
+    return lines
+
+
+def write(path, lines, extra=""):
+    with open(path, "w") as f:
+        for r in lines:
+            f.write(json.dumps(r) + "\n")
+        f.write(extra)
+
+
+def run_report(jsonl, out):
+    r = subprocess.run([sys.executable, os.path.join(HERE, "report.py"),
+                        jsonl, "--out", out], capture_output=True, text=True)
+    return r
+
+
+def rows_by_id(out):
+    with open(os.path.join(out, "summary.json")) as f:
+        s = json.load(f)
+    return s, {r["id"]: r for r in s["rows"]}
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_full(self):
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, synthetic())
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.d, "table.txt")) as f:
+            self.assertEqual(f.read(), r.stdout)
+        s, rows = rows_by_id(self.d)
+        self.assertEqual(s["rounds"], [1, 2, 3])
+        self.assertNotIn("no data", r.stdout)
+        self.assertEqual(rows["qd1-mean"]["status"], "met")        # 0.9
+        self.assertEqual(rows["qd1-p99"]["status"], "NOT met")     # 1.11
+        self.assertAlmostEqual(rows["qd1-p99"]["min"], 190 / 180)
+        self.assertAlmostEqual(rows["qd1-p99"]["max"], 210 / 180)
+        self.assertEqual(rows["seq128k-bw"]["status"], "NOT met")  # 0.9
+        self.assertEqual(rows["asym30-st-qd"]["status"], "met")    # 29/15
+        self.assertEqual(rows["asym30-st-qd"]["goal"], 1.5)
+        self.assertEqual(rows["asym1-st-qd"]["status"], "info")
+        self.assertEqual(rows["asym30-rr"]["status"], "info")
+        self.assertEqual(rows["sym-rr"]["status"], "met")          # 0.97
+        self.assertEqual(rows["sym-nvfab-2v1"]["status"], "info")
+        self.assertAlmostEqual(rows["sym-nvfab-2v1"]["ratio"], 1.1)
+        self.assertEqual(rows["ana-rr-rr"]["status"], "met")       # 0.8
+        self.assertEqual(rows["ana-st-numa"]["status"], "NOT met")  # 1.17
+        self.assertEqual(rows["cut-rr"]["status"], "NOT met")      # 1.09
+        self.assertEqual(rows["cut-rr"]["errors"], {"a": 3, "b": 0})
+        self.assertIn("I/O errors A/B: 3/0", r.stdout)
+        self.assertEqual(s["goals"]["no_data"], 0)
+
+    def test_missing_rows(self):
+        j = os.path.join(self.d, "bench.jsonl")
+        # No single set, no in-kernel service-time pairing partner, one
+        # round without the nvfab cut, a bad line and a truncated one.
+        lines = synthetic(drop=("qd1", "qd32", "seq128k",
+                                (K, "asym30-queue-depth"),
+                                (NV, "cut-round-robin")))
+        lines.append({"init": NV, "round": 1, "job": "qd1",
+                      "lat_mean_us": None})
+        write(j, lines, extra='not json\n{"init": "nvfab", "rou')
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("not JSON", r.stderr)
+        s, rows = rows_by_id(self.d)
+        for rid in ("qd1-mean", "qd1-p99", "qd32-iops", "seq128k-bw",
+                    "asym30-st-qd", "asym30-qd", "cut-rr"):
+            self.assertEqual(rows[rid]["status"], "no data", rid)
+        self.assertEqual(rows["sym-rr"]["status"], "met")
+        self.assertEqual(s["goals"]["no_data"], 7)
+        self.assertEqual(r.stdout.count("no data"), 7)
+
+    def test_partial_rounds(self):
+        j = os.path.join(self.d, "bench.jsonl")
+        lines = [x for x in synthetic() if not (x["round"] == 3 and
+                                                x["init"] == K)]
+        write(j, lines)
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        _, rows = rows_by_id(self.d)
+        self.assertEqual(rows["qd32-iops"]["n"], 2)
+        self.assertEqual(rows["sym-nvfab-2v1"]["n"], 3)
+
+    def test_empty_and_missing_file(self):
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, [])
+        for path in (j, os.path.join(self.d, "nope.jsonl")):
+            r = run_report(path, self.d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            s, rows = rows_by_id(self.d)
+            self.assertTrue(all(x["status"] == "no data"
+                                for x in rows.values()))
+            self.assertIn("rounds: none", r.stdout)
+
+    def test_other_delay(self):
+        j = os.path.join(self.d, "bench.jsonl")
+        lines = synthetic()
+        for rnd in (1, 2, 3):
+            lines.append({"init": NV, "round": rnd, "job": "asym5-numa",
+                          "iops": 10})
+            lines.append({"init": K, "round": rnd, "job": "asym5-numa",
+                          "iops": 20})
+        write(j, lines)
+        r = run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        self.assertAlmostEqual(rows["asym5-numa"]["ratio"], 0.5)
+        self.assertIsNone(rows["asym5-st-qd"]["goal"])
+
+
+class Fio2JsonlTest(unittest.TestCase):
+    def test_window(self):
+        # (completion ms, latency ms); event at 1500, window 3000.
+        s = [(1000, 0.1), (1001, 0.2), (3600, 2500.0), (3601, 1.0),
+             (9000, 7000.0), (9500, 10.0)]
+        w = fio2jsonl.window(s, 1500, 3000)
+        self.assertEqual(w["n_pre"], 2)
+        self.assertEqual(w["pre_max_ms"], 0.2)
+        self.assertEqual(w["stall_ms"], 7000.0)   # issued at 2000
+        self.assertEqual(w["gap_ms"], 5399)
+        w = fio2jsonl.window(s, 1500, 400)        # 7000 ms one: too late
+        self.assertEqual(w["stall_ms"], 2500.0)
+        w = fio2jsonl.window([], 1500, 3000)
+        self.assertIsNone(w["stall_ms"])
+
+    def test_fio_json(self):
+        d = tempfile.mkdtemp()
+        fj = os.path.join(d, "f.json")
+        with open(fj, "w") as f:
+            f.write("fio: a note\n" + json.dumps({"jobs": [{
+                "total_err": 2, "read": {
+                    "iops": 5.0, "bw": 20, "clat_ns": {
+                        "mean": 2000.0, "max": 9e6,
+                        "percentile": {"99.000000": 4000}},
+                    "lat_ns": {"max": 1e7}}}]}))
+        log = os.path.join(d, "l.log")
+        with open(log, "w") as f:
+            f.write("100, 1000000, 0, 4096, 0\n200, 9000000, 0, 4096, 0\n"
+                    "bad line\n")
+        r = subprocess.run([sys.executable,
+                            os.path.join(HERE, "fio2jsonl.py"),
+                            "--init", NV, "--round", "2", "--job", "cut",
+                            "--lat-log", log, "--event-ms", "150", fj],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rec = json.loads(r.stdout)
+        self.assertEqual(rec["errors"], 2)
+        self.assertEqual(rec["max_lat_ms"], 10.0)
+        self.assertEqual(rec["lat_mean_us"], 2.0)
+        self.assertEqual(rec["lat_p99_us"], 4.0)
+        self.assertEqual(rec["stall_ms"], 9.0)
+        self.assertEqual(rec["stall_src"], "log")
+        r = subprocess.run([sys.executable,
+                            os.path.join(HERE, "fio2jsonl.py"),
+                            "--init", NV, "--round", "2", "--job", "x",
+                            os.path.join(d, "missing.json")],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, "")
+
+
+def have_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+@unittest.skipUnless(have_matplotlib(), "no matplotlib in this python3")
+class PlotTest(unittest.TestCase):
+    def test_plot(self):
+        import plot
+        with tempfile.TemporaryDirectory() as d:
+            for name, lines in (("full", synthetic()),
+                                ("partial", synthetic(drop=(
+                                    "qd1", "sym2", "cut-round-robin"))),
+                                ("empty", [])):
+                j = os.path.join(d, name + ".jsonl")
+                write(j, lines)
+                out = os.path.join(d, name)
+                report.main([j, "--out", out])
+                png = os.path.join(out, "ratios.png")
+                self.assertEqual(plot.main(
+                    [os.path.join(out, "summary.json"), png]), 0)
+                with open(png, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
