@@ -37,7 +37,8 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "nvfab.h"
+#include "configfs.h"
+#include "mpath.h"
 #include <nvfab/fabrics.h>
 
 #define NVFAB_MINORS		BIT(MINORBITS)
@@ -241,6 +242,24 @@ static bool nvfab_should_retry(struct request *rq)
 	return req->retries < NVFAB_MAX_RETRIES;
 }
 
+/*
+ * Whether a failed multipath request goes back to its head to be sent on
+ * another path: a path error (status code type 3, which includes the ANA
+ * statuses, host path errors and commands aborted by a teardown) or a
+ * path disk going away; never with DNR or for a no-retry request.
+ */
+static bool nvfab_should_failover(struct request *rq)
+{
+	struct nvfab_request *req = nvfab_req(rq);
+
+	if (!(rq->cmd_flags & NVFAB_REQ_MPATH))
+		return false;
+	if ((req->status & NVME_STATUS_DNR) || blk_noretry_request(rq))
+		return false;
+	return (req->status & NVME_SCT_MASK) == NVME_SCT_PATH ||
+	       (req->flags & NVFAB_REQ_CANCELLED) || blk_queue_dying(rq->q);
+}
+
 /**
  * nvfab_complete_rq() - finish a request the transport completed
  * @rq: the request; nvfab_request.status and .result are set
@@ -254,14 +273,21 @@ static bool nvfab_should_retry(struct request *rq)
 void nvfab_complete_rq(struct request *rq)
 {
 	struct nvfab_request *req = nvfab_req(rq);
+	blk_status_t sts = nvfab_error_status(req->status);
 
 	nvfab_cleanup_cmd(rq);
-	if (unlikely(req->status) && nvfab_should_retry(rq)) {
-		req->retries++;
-		blk_mq_requeue_request(rq, true);
-		return;
+	if (req->flags & NVFAB_REQ_MPATH_ACCT)
+		nvfab_mpath_end_request(rq, sts);
+	if (unlikely(req->status)) {
+		if (nvfab_should_failover(rq) && nvfab_mpath_failover(rq))
+			return;
+		if (nvfab_should_retry(rq)) {
+			req->retries++;
+			blk_mq_requeue_request(rq, true);
+			return;
+		}
 	}
-	blk_mq_end_request(rq, nvfab_error_status(req->status));
+	blk_mq_end_request(rq, sts);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_complete_rq);
 
@@ -346,6 +372,8 @@ blk_status_t nvfab_setup_cmd(struct request *rq)
 		return ret;
 	req->genctr++;
 	req->cmd->common.command_id = nvfab_cid(rq);
+	if (rq->cmd_flags & NVFAB_REQ_MPATH)
+		nvfab_mpath_start_request(rq);
 	return BLK_STS_OK;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_setup_cmd);
@@ -425,7 +453,8 @@ EXPORT_SYMBOL_NVFAB(nvfab_check_ready);
  * While the controller may still come back, the request waits (blk-mq
  * retries it); once it is being deleted, fast_io_fail_tmo expired or the
  * request may not wait (passthrough, REQ_FAILFAST_*), it fails with a host
- * path error.
+ * path error. A multipath request fails at once with a host path error,
+ * so that its head sends it on another path (or waits itself).
  *
  * Context: any context (blk_mq_ops.queue_rq).
  * Return: BLK_STS_RESOURCE to retry later, or BLK_STS_OK once the request
@@ -438,7 +467,8 @@ blk_status_t nvfab_fail_nonready(struct nvfab_ctrl *ctrl, struct request *rq)
 	if (state != NVFAB_CTRL_DELETING && state != NVFAB_CTRL_DELETING_NOIO &&
 	    state != NVFAB_CTRL_DEAD &&
 	    !test_bit(NVFAB_CTRL_FAILFAST_EXPIRED, &ctrl->flags) &&
-	    !blk_noretry_request(rq) && !blk_rq_is_passthrough(rq))
+	    !blk_noretry_request(rq) && !blk_rq_is_passthrough(rq) &&
+	    !(rq->cmd_flags & NVFAB_REQ_MPATH))
 		return BLK_STS_RESOURCE;
 
 	nvfab_req(rq)->status = NVME_SC_HOST_PATH_ERROR;
@@ -705,25 +735,12 @@ static void nvfab_shutdown_ctrl(struct nvfab_ctrl *ctrl)
 			NVFAB_SHUTDOWN_TIMEOUT * 1000, "shutting down");
 }
 
-/* Copy a fixed-width, space- or NUL-padded identify string. */
-static void nvfab_copy_id_str(char *dst, const char *src, size_t len)
-{
-	size_t n = strnlen(src, len);
-
-	while (n && src[n - 1] == ' ')
-		n--;
-	memcpy(dst, src, n);
-	if (n < len)
-		dst[n] = '\0';
-}
-
 /* Identify Controller and the limits nvfab takes from it (untrusted). */
 static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 {
 	struct nvfab_ctrl_options *opts = ctrl->opts;
-	char nqn[NVMF_NQN_FIELD_LEN + 1];
+	struct nvfab_id_info info;
 	struct nvme_id_ctrl *id;
-	u32 max_bytes;
 	int ret;
 
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
@@ -735,56 +752,31 @@ static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 		ret = ret < 0 ? ret : -EIO;
 		goto out_free;
 	}
+	ret = nvfab_check_id_ctrl(id, opts->subsysnqn, opts->discovery_nqn,
+				  ctrl->cap, ctrl->cntlid, &info, ctrl->device);
+	if (ret)
+		goto out_free;
 
-	memcpy(nqn, id->subnqn, NVMF_NQN_FIELD_LEN);
-	nqn[NVMF_NQN_FIELD_LEN] = '\0';
-	if (strnlen(nqn, NVMF_NQN_SIZE) >= NVMF_NQN_SIZE) {
-		dev_err(ctrl->device, "Identify: SUBNQN not terminated within %d bytes\n",
-			NVMF_NQN_SIZE);
-		ret = -EINVAL;
+	memcpy(ctrl->subsysnqn, info.subsysnqn, sizeof(ctrl->subsysnqn));
+	memcpy(ctrl->serial, info.serial, sizeof(ctrl->serial));
+	memcpy(ctrl->model, info.model, sizeof(ctrl->model));
+	memcpy(ctrl->firmware_rev, info.firmware_rev,
+	       sizeof(ctrl->firmware_rev));
+	ctrl->ioccsz = info.ioccsz;
+	ctrl->iorcsz = info.iorcsz;
+	ctrl->icdoff = info.icdoff;
+	ctrl->kas = info.kas;
+	ctrl->oaes = info.oaes;
+	ctrl->ctratt_tbkas = info.ctratt_tbkas;
+	ctrl->nn = info.nn;
+	ctrl->sgls = info.sgls;
+	ctrl->oncs = info.oncs;
+	ctrl->vwc = info.vwc;
+	ctrl->max_hw_sectors = info.max_hw_sectors;
+	ret = nvfab_ana_init_ctrl(ctrl, id);
+	if (ret)
 		goto out_free;
-	}
-	if (!opts->discovery_nqn && strcmp(nqn, opts->subsysnqn)) {
-		dev_err(ctrl->device, "Identify: SUBNQN '%s' is not the NQN connected to ('%s')\n",
-			nqn, opts->subsysnqn);
-		ret = -EINVAL;
-		goto out_free;
-	}
-	if (!opts->discovery_nqn && le32_to_cpu(id->ioccsz) < 4) {
-		dev_err(ctrl->device, "Identify: IOCCSZ %u is below the 64-byte SQE\n",
-			le32_to_cpu(id->ioccsz));
-		ret = -EINVAL;
-		goto out_free;
-	}
-	if (!(le32_to_cpu(id->sgls) & 0x3)) {
-		dev_err(ctrl->device, "Identify: controller does not support SGLs\n");
-		ret = -EINVAL;
-		goto out_free;
-	}
-
-	strscpy(ctrl->subsysnqn, nqn, sizeof(ctrl->subsysnqn));
-	nvfab_copy_id_str(ctrl->serial, id->sn, sizeof(ctrl->serial));
-	nvfab_copy_id_str(ctrl->model, id->mn, sizeof(ctrl->model));
-	nvfab_copy_id_str(ctrl->firmware_rev, id->fr, sizeof(ctrl->firmware_rev));
-	ctrl->ioccsz = le32_to_cpu(id->ioccsz);
-	ctrl->iorcsz = le32_to_cpu(id->iorcsz);
-	ctrl->icdoff = le16_to_cpu(id->icdoff);
-	ctrl->kas = le16_to_cpu(id->kas);
-	ctrl->oaes = le32_to_cpu(id->oaes);
-	ctrl->ctratt_tbkas = !!(le32_to_cpu(id->ctratt) & NVME_CTRL_ATTR_TBKAS);
-	ctrl->nn = le32_to_cpu(id->nn);
-	ctrl->sgls = le32_to_cpu(id->sgls);
-	ctrl->oncs = le16_to_cpu(id->oncs);
-	ctrl->vwc = id->vwc;
-
-	/* MDTS is in units of the minimum page size (CAP.MPSMIN), 0 = none. */
-	max_bytes = SZ_8M;
-	if (id->mdts && id->mdts < 32 - 12 - NVME_CAP_MPSMIN(ctrl->cap))
-		max_bytes = min_t(u32, max_bytes,
-				  1U << (id->mdts + 12 + NVME_CAP_MPSMIN(ctrl->cap)));
-	ctrl->max_hw_sectors = max_bytes >> SECTOR_SHIFT;
 	ctrl->identified = true;
-	ret = 0;
 out_free:
 	kfree(id);
 	return ret;
@@ -975,6 +967,10 @@ void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
 		/* The scan reads the Changed NS List, which re-arms the event. */
 		set_bit(NVFAB_CTRL_NS_CHANGED, &ctrl->flags);
 		nvfab_queue_scan(ctrl);
+	} else if (type == NVME_AER_NOTICE &&
+		   info == NVME_AER_NOTICE_ANA && ctrl->ana_supported) {
+		/* Reading the ANA log re-arms the event. */
+		queue_work(nvfab_wq, &ctrl->ana_work);
 	} else {
 		dev_info(ctrl->device, "async event 0x%08x not handled\n",
 			 result);
@@ -1030,6 +1026,8 @@ static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 	set->nr_hw_queues = 1;
 	set->timeout = NVFAB_ADMIN_TIMEOUT;
 	set->flags = BLK_MQ_F_NO_SCHED;
+	if (ctrl->ops->blocking)
+		set->flags |= BLK_MQ_F_BLOCKING;
 	ret = blk_mq_alloc_tag_set(set);
 	if (ret)
 		return ret;
@@ -1067,6 +1065,8 @@ static int nvfab_alloc_io_tagset(struct nvfab_ctrl *ctrl)
 	set->reserved_tags = NVFAB_IO_RESERVED;
 	set->numa_node = NUMA_NO_NODE;
 	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	if (ctrl->ops->blocking)
+		set->flags |= BLK_MQ_F_BLOCKING;
 	set->cmd_size = ctrl->ops->cmd_size;
 	set->driver_data = ctrl;
 	set->nr_hw_queues = ctrl->queue_count - 1;
@@ -1288,7 +1288,19 @@ static int nvfab_setup_ctrl(struct nvfab_ctrl *ctrl, bool new)
 		if (ret)
 			goto out_teardown_admin;
 	}
+	ret = nvfab_mpath_join(ctrl);
+	if (ret)
+		goto out_teardown_io;
+	/* paths get their ANA states before the controller goes live */
+	ret = nvfab_ana_read(ctrl);
+	if (ret)
+		goto out_teardown_io;
 	return 0;
+
+out_teardown_io:
+	nvfab_teardown_io_queues(ctrl, new);
+	if (!new)
+		nvfab_unquiesce_io_queues(ctrl);	/* as after an error */
 
 out_teardown_admin:
 	nvfab_teardown_admin_queue(ctrl, new);
@@ -1308,6 +1320,7 @@ static void nvfab_stop_ctrl(struct nvfab_ctrl *ctrl)
 {
 	nvfab_stop_keep_alive(ctrl);
 	cancel_work_sync(&ctrl->async_event_work);
+	cancel_work_sync(&ctrl->ana_work);
 }
 
 /**
@@ -1618,6 +1631,7 @@ static void nvfab_free_ctrl(struct device *dev)
 	struct nvfab_ctrl *ctrl = container_of(dev, struct nvfab_ctrl,
 					       ctrl_device);
 
+	nvfab_ana_free(ctrl);
 	nvfab_instance_put(ctrl->instance);
 	bitmap_free(ctrl->live_qids);
 	ctrl->ops->free_ctrl(ctrl);
@@ -1659,6 +1673,11 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	INIT_DELAYED_WORK(&ctrl->ka_work, nvfab_keep_alive_work);
 	INIT_DELAYED_WORK(&ctrl->connect_work, nvfab_connect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, nvfab_failfast_work);
+	INIT_LIST_HEAD(&ctrl->subsys_entry);
+	atomic_set(&ctrl->mp_inflight, 0);
+	mutex_init(&ctrl->ana_lock);
+	xa_init(&ctrl->ana_groups);
+	INIT_WORK(&ctrl->ana_work, nvfab_ana_work);
 
 	ctrl->live_qids = bitmap_zalloc(opts->nr_io_queues +
 					opts->nr_write_queues +
@@ -1709,6 +1728,8 @@ EXPORT_SYMBOL_NVFAB(nvfab_init_ctrl);
  */
 void nvfab_uninit_ctrl(struct nvfab_ctrl *ctrl)
 {
+	nvfab_ana_stop(ctrl);
+	nvfab_mpath_leave(ctrl);
 	cdev_device_del(&ctrl->cdev, ctrl->device);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_uninit_ctrl);
@@ -1772,8 +1793,22 @@ static int __init nvfab_core_init(void)
 		       nvfab_subsys_class.name, ret);
 		goto out_unregister_class;
 	}
+	ret = nvfab_mpath_init();
+	if (ret) {
+		pr_err("cannot register the path selectors: %d\n", ret);
+		goto out_unregister_subsys_class;
+	}
+	ret = nvfab_configfs_init();
+	if (ret) {
+		pr_err("cannot register configfs subsystem nvfab: %d\n", ret);
+		goto out_mpath_exit;
+	}
 	return 0;
 
+out_mpath_exit:
+	nvfab_mpath_exit();
+out_unregister_subsys_class:
+	class_unregister(&nvfab_subsys_class);
 out_unregister_class:
 	class_unregister(&nvfab_class);
 out_unregister_chrdev:
@@ -1790,6 +1825,8 @@ out:
 
 static void __exit nvfab_core_exit(void)
 {
+	nvfab_configfs_exit();
+	nvfab_mpath_exit();
 	class_unregister(&nvfab_subsys_class);
 	class_unregister(&nvfab_class);
 	unregister_chrdev_region(nvfab_chr_devt, NVFAB_MINORS);

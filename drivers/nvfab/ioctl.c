@@ -165,7 +165,7 @@ long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /**
- * nvfab_ns_ioctl() - ioctls of /dev/nvfabCnN
+ * nvfab_ns_ioctl() - ioctls of a path disk (nvfabXcCnY)
  * @bdev: the block device
  * @mode: open mode
  * @cmd: NVME_IOCTL_*
@@ -178,9 +178,21 @@ long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 int nvfab_ns_ioctl(struct block_device *bdev, blk_mode_t mode,
 		   unsigned int cmd, unsigned long arg)
 {
-	struct nvfab_ns *ns = bdev->bd_disk->private_data;
-	void __user *argp = (void __user *)arg;
+	return nvfab_path_ioctl(bdev->bd_disk->private_data, cmd,
+				(void __user *)arg);
+}
 
+/**
+ * nvfab_path_ioctl() - the nvme ioctls, sent through one path
+ * @ns: the path (namespace on one controller)
+ * @cmd: NVME_IOCTL_*
+ * @argp: user pointer
+ *
+ * Context: process context; may sleep.
+ * Return: as nvfab_ns_ioctl().
+ */
+int nvfab_path_ioctl(struct nvfab_ns *ns, unsigned int cmd, void __user *argp)
+{
 	switch (cmd) {
 	case NVME_IOCTL_ID:
 		return ns->nsid;

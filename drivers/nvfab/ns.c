@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 
 #include "compat.h"
-#include "nvfab.h"
+#include "mpath.h"
 
 static struct nvfab_ns *nvfab_find_ns(struct nvfab_ctrl *ctrl, u32 nsid)
 {
@@ -192,6 +192,8 @@ static int nvfab_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	ns->ctrl = ctrl;
 	ns->nsid = nsid;
 	ns->scan_gen = gen;
+	ns->anagrpid = le32_to_cpu(id->anagrpid);
+	INIT_LIST_HEAD(&ns->siblings);
 	memcpy(ns->nguid, ids->nguid, sizeof(ns->nguid));
 	memcpy(ns->eui64, ids->eui64, sizeof(ns->eui64));
 	uuid_copy(&ns->uuid, &ids->uuid);
@@ -207,23 +209,33 @@ static int nvfab_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	}
 	disk->fops = &nvfab_bdev_ops;
 	disk->private_data = ns;
+	/* a path: I/O goes through the head, /dev/nvfabXnY */
+	disk->flags |= GENHD_FL_HIDDEN;
 	ns->disk = disk;
-	snprintf(disk->disk_name, DISK_NAME_LEN, "nvfab%dn%u", ctrl->instance,
-		 nsid);
 	set_capacity(disk, le64_to_cpu(id->nsze) << (ns->lba_shift - SECTOR_SHIFT));
-
-	get_device(ctrl->device);
-	ret = add_disk(disk);
+	ret = nvfab_mpath_add_ns(ns, ids);	/* names the disk */
 	if (ret)
 		goto out_put_disk;
+	nvfab_ana_ns_state(ns);
+
+	get_device(ctrl->device);
+	ret = device_add_disk(ctrl->device, disk, nvfab_path_disk_groups);
+	if (ret)
+		goto out_put_ctrl;
 
 	down_write(&ctrl->namespaces_rwsem);
 	list_add_tail(&ns->list, &ctrl->namespaces);
 	up_write(&ctrl->namespaces_rwsem);
+	ret = nvfab_mpath_ns_added(ns);
+	if (ret)
+		dev_warn(ctrl->device, "ns %u: no multipath disk: %d\n", nsid,
+			 ret);
 	return 0;
 
-out_put_disk:
+out_put_ctrl:
 	put_device(ctrl->device);
+	nvfab_mpath_ns_removed(ns);
+out_put_disk:
 	put_disk(disk);
 out_free_ns:
 	kfree(ns);
@@ -234,7 +246,9 @@ static void nvfab_free_ns(struct nvfab_ns *ns)
 {
 	struct nvfab_ctrl *ctrl = ns->ctrl;
 
+	nvfab_mpath_remove_ns(ns);
 	del_gendisk(ns->disk);
+	nvfab_mpath_ns_removed(ns);
 	put_disk(ns->disk);
 	kfree(ns);
 	put_device(ctrl->device);
@@ -296,9 +310,13 @@ static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	ns = nvfab_find_ns(ctrl, nsid);
 	if (ns) {
 		same = nvfab_ns_ids_equal(ns, &ids);
-		if (same && !nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift))
-			set_capacity_and_notify(ns->disk, le64_to_cpu(id->nsze) <<
-						(ns->lba_shift - SECTOR_SHIFT));
+		if (same && !nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift)) {
+			sector_t cap = le64_to_cpu(id->nsze) <<
+				       (ns->lba_shift - SECTOR_SHIFT);
+
+			set_capacity_and_notify(ns->disk, cap);
+			nvfab_mpath_set_capacity(ns, cap);
+		}
 		if (same)
 			ns->scan_gen = gen;
 	}
@@ -324,46 +342,88 @@ static bool nvfab_ns_seen(struct nvfab_ns *ns, void *data)
 	return ns->scan_gen == *(u32 *)data;
 }
 
+/**
+ * nvfab_check_ns_list_page() - check one page of the Active Namespace ID list
+ * @page: the page as the controller returned it (untrusted)
+ * @n: entries in @page (1024 for Identify CNS 02h), at most INT_MAX
+ * @prev: the NSID the page was asked for after (0 for the first page)
+ * @end: set to whether the list ends within this page
+ * @dev: device for messages, or NULL
+ *
+ * NVMe Base 2.0, 5.17.2.2 (CNS 02h): the page lists active NSIDs above
+ * @prev in increasing order; the list ends at the first zero entry. An
+ * NSID not above the one before it, or FFFFFFFFh (the broadcast value),
+ * makes the whole page invalid. A page without a zero entry does not end
+ * the list: the next page is asked for after its last NSID. An empty page
+ * (@n 0) ends it, so that a caller cannot loop.
+ *
+ * Context: any context.
+ * Return: the number of NSIDs at the start of @page to act on (0 to @n), or
+ * -EINVAL when the page is out of order (one message names the NSIDs).
+ */
+VISIBLE_IF_KUNIT int nvfab_check_ns_list_page(const __le32 *page,
+					      unsigned int n, u32 prev,
+					      bool *end, struct device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		u32 nsid = le32_to_cpu(page[i]);
+
+		if (!nsid) {
+			*end = true;
+			return i;
+		}
+		if (nsid <= prev || nsid == NVME_NSID_ALL) {
+			dev_err(dev, "Active NS list: NSID %u after %u\n",
+				nsid, prev);
+			return -EINVAL;
+		}
+		prev = nsid;
+	}
+	*end = !n;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_check_ns_list_page);
+
 /*
- * Read the Active Namespace ID list (CNS 02h) page by page. Entries must be
- * increasing and non-zero; the list ends at the first zero. Namespaces not
- * seen in this pass (their scan_gen is stale) are removed afterwards.
+ * Read the Active Namespace ID list (CNS 02h) page by page, each checked
+ * by nvfab_check_ns_list_page() before any of its NSIDs is acted on.
+ * Namespaces not seen in this pass (their scan_gen is stale) are removed
+ * afterwards.
  */
 static int nvfab_scan_list(struct nvfab_ctrl *ctrl)
 {
 	const unsigned int per_page = NVME_IDENTIFY_DATA_SIZE / sizeof(__le32);
 	u32 gen = ++ctrl->scan_gen;
-	u32 prev = 0, i;
+	u32 prev = 0;
 	__le32 *page;
-	int ret = 0;
+	bool end;
+	int ret, nr, i;
 
 	page = kmalloc(NVME_IDENTIFY_DATA_SIZE, GFP_KERNEL);
 	if (!page)
 		return -ENOMEM;
 
-	for (;;) {
+	do {
 		ret = nvfab_identify(ctrl, NVME_ID_CNS_NS_ACTIVE_LIST, prev,
 				     page, NVME_IDENTIFY_DATA_SIZE);
 		if (ret) {
 			dev_warn(ctrl->device, "Active NS list failed: %d\n", ret);
 			goto out_free;
 		}
-		for (i = 0; i < per_page; i++) {
-			u32 nsid = le32_to_cpu(page[i]);
-
-			if (!nsid)
-				goto done;
-			if (nsid <= prev || nsid == NVME_NSID_ALL) {
-				dev_err(ctrl->device, "Active NS list: NSID %u after %u\n",
-					nsid, prev);
-				ret = -EINVAL;
-				goto out_free;
-			}
-			nvfab_validate_or_alloc_ns(ctrl, nsid, gen);
-			prev = nsid;
+		nr = nvfab_check_ns_list_page(page, per_page, prev, &end,
+					      ctrl->device);
+		if (nr < 0) {
+			ret = nr;
+			goto out_free;
 		}
-	}
-done:
+		for (i = 0; i < nr; i++)
+			nvfab_validate_or_alloc_ns(ctrl, le32_to_cpu(page[i]),
+						   gen);
+		if (nr)
+			prev = le32_to_cpu(page[nr - 1]);
+	} while (!end);
 	nvfab_remove_ns_if(ctrl, nvfab_ns_seen, &gen);
 out_free:
 	kfree(page);
@@ -441,8 +501,10 @@ void nvfab_kick_requeue_lists(struct nvfab_ctrl *ctrl)
 	struct nvfab_ns *ns;
 
 	down_read(&ctrl->namespaces_rwsem);
-	list_for_each_entry(ns, &ctrl->namespaces, list)
+	list_for_each_entry(ns, &ctrl->namespaces, list) {
 		blk_mq_kick_requeue_list(ns->disk->queue);
+		nvfab_mpath_kick(ns);
+	}
 	up_read(&ctrl->namespaces_rwsem);
 }
 

@@ -10,6 +10,9 @@
 #include <linux/uuid.h>
 
 #include <nvfab/core.h>
+#include <nvfab/multipath.h>
+
+struct nvfab_ns_head;
 
 /* Seconds: default command timeouts, as the in-kernel host. */
 #define NVFAB_ADMIN_TIMEOUT	(60 * HZ)
@@ -27,6 +30,12 @@
  * @nguid:	Namespace Globally Unique Identifier, or zeroes
  * @eui64:	IEEE Extended Unique Identifier, or zeroes
  * @uuid:	Namespace UUID, or zeroes
+ * @head:	the multipath head this path belongs to
+ * @siblings:	in head->paths (RCU; written under subsys->lock)
+ * @path:	what the path selector sees of this path
+ * @anagrpid:	ANA Group ID from Identify Namespace
+ * @flags:	NVFAB_NS_*
+ * @routed_ios:	bios the head sent on this path
  */
 struct nvfab_ns {
 	struct list_head	list;
@@ -39,7 +48,17 @@ struct nvfab_ns {
 	u8			nguid[16];
 	u8			eui64[8];
 	uuid_t			uuid;
+	struct nvfab_ns_head	*head;
+	struct list_head	siblings;
+	struct nvfab_path	path;
+	u32			anagrpid;
+	unsigned long		flags;
+	atomic64_t		routed_ios;
 };
+
+/* Bits of nvfab_ns.flags */
+#define NVFAB_NS_ANA_PENDING	0	/* ANA status seen; log not re-read */
+#define NVFAB_NS_REMOVING	1	/* no new I/O is routed here */
 
 /* A namespace's identifiers, as read from the controller. */
 struct nvfab_ns_ids {
@@ -52,6 +71,8 @@ struct nvfab_ns_ids {
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_parse_ns_descs(const u8 *buf, size_t len, struct nvfab_ns_ids *ids,
 			 struct device *dev);
+int nvfab_check_ns_list_page(const __le32 *page, unsigned int n, u32 prev,
+			     bool *end, struct device *dev);
 #endif
 void nvfab_scan_work(struct work_struct *work);
 void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl);
@@ -63,12 +84,60 @@ blk_status_t nvfab_setup_ns_cmd(struct nvfab_ns *ns, struct request *rq,
 extern const struct block_device_operations nvfab_bdev_ops;
 
 /* sysfs.c */
+#if IS_ENABLED(CONFIG_KUNIT)
+int nvfab_parse_tmo(const char *buf, int *tmo);
+int nvfab_parse_reconnect_delay(const char *buf, unsigned int *delay);
+int nvfab_max_reconnects(int ctrl_loss_tmo, unsigned int reconnect_delay);
+#endif
 extern const struct attribute_group *nvfab_ctrl_attr_groups[];
+
+/* identify.c */
+/**
+ * struct nvfab_id_info - what nvfab keeps from Identify Controller
+ * @subsysnqn:		SUBNQN, NUL terminated
+ * @serial:		Serial Number, trailing spaces cut; not NUL
+ *			terminated when full
+ * @model:		Model Number, as @serial
+ * @firmware_rev:	Firmware Revision, as @serial
+ * @max_hw_sectors:	largest transfer, from MDTS (512-byte sectors)
+ * @ioccsz:		I/O Queue Command Capsule Supported Size (16 bytes)
+ * @iorcsz:		I/O Queue Response Capsule Supported Size (16 bytes)
+ * @icdoff:		In Capsule Data Offset (16 bytes)
+ * @kas:		Keep Alive Support granularity (100 ms)
+ * @oaes:		Optional Asynchronous Events Supported
+ * @ctratt_tbkas:	traffic-based keep-alive supported
+ * @nn:			Number of Namespaces
+ * @sgls:		SGL Support
+ * @oncs:		Optional NVM Command Support
+ * @vwc:		Volatile Write Cache
+ */
+struct nvfab_id_info {
+	char	subsysnqn[NVMF_NQN_SIZE];
+	char	serial[20];
+	char	model[40];
+	char	firmware_rev[8];
+	u32	max_hw_sectors;
+	u32	ioccsz;
+	u32	iorcsz;
+	u16	icdoff;
+	u16	kas;
+	u32	oaes;
+	u8	ctratt_tbkas;
+	u32	nn;
+	u32	sgls;
+	u16	oncs;
+	u8	vwc;
+};
+
+int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
+			bool discovery, u64 cap, u16 cntlid,
+			struct nvfab_id_info *out, struct device *dev);
 
 /* ioctl.c */
 long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int nvfab_ns_ioctl(struct block_device *bdev, blk_mode_t mode,
 		   unsigned int cmd, unsigned long arg);
+int nvfab_path_ioctl(struct nvfab_ns *ns, unsigned int cmd, void __user *argp);
 
 /* core.c */
 void nvfab_stop_keep_alive(struct nvfab_ctrl *ctrl);

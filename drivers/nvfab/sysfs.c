@@ -3,6 +3,7 @@
  * sysfs attributes of /sys/class/nvfab/nvfabN, with the names of the
  * in-kernel host. Documented in Documentation/ABI/testing/sysfs-class-nvfab.
  */
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
@@ -152,15 +153,80 @@ static ssize_t delete_controller_store(struct device *dev,
 }
 static DEVICE_ATTR_WO(delete_controller);
 
-/* Parse an int or "off" (-1) for the timeout attributes. */
-static int nvfab_parse_tmo(const char *buf, int *val)
+/**
+ * nvfab_parse_tmo() - parse a write to ctrl_loss_tmo or fast_io_fail_tmo
+ * @buf: what user space wrote, with at most one trailing newline
+ * @tmo: set to the timeout in seconds (0 to INT_MAX), or -1 for none
+ *
+ * Takes "off", or an int as kstrtoint() reads it with base 0 (decimal,
+ * 0x hex, 0 octal, one leading sign). Any negative number means "off",
+ * as for the connect options and the in-kernel host.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @buf is empty, is not "off" or an int, has
+ * other trailing characters, or is out of the range of an int; @tmo is
+ * then left as it was.
+ */
+VISIBLE_IF_KUNIT int nvfab_parse_tmo(const char *buf, int *tmo)
 {
+	int val;
+
 	if (sysfs_streq(buf, "off")) {
-		*val = -1;
+		*tmo = -1;
 		return 0;
 	}
-	return kstrtoint(buf, 0, val);
+	if (kstrtoint(buf, 0, &val))
+		return -EINVAL;
+	*tmo = val < 0 ? -1 : val;
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_tmo);
+
+/**
+ * nvfab_parse_reconnect_delay() - parse a write to reconnect_delay
+ * @buf: what user space wrote, with at most one trailing newline
+ * @delay: set to the delay in seconds, 1 to UINT_MAX
+ *
+ * Takes an unsigned int as kstrtouint() reads it with base 0.
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL when @buf is empty, not an unsigned int, has other
+ * trailing characters, is out of range or is zero; @delay is then left as
+ * it was.
+ */
+VISIBLE_IF_KUNIT int nvfab_parse_reconnect_delay(const char *buf,
+						 unsigned int *delay)
+{
+	unsigned int val;
+
+	if (kstrtouint(buf, 0, &val) || !val)
+		return -EINVAL;
+	*delay = val;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_reconnect_delay);
+
+/**
+ * nvfab_max_reconnects() - reconnect attempts before the controller is lost
+ * @ctrl_loss_tmo: seconds, or negative for never
+ * @reconnect_delay: seconds between attempts, not 0
+ *
+ * Rounds up, so that the last attempt falls at or after @ctrl_loss_tmo.
+ * Computed without the wrap-around of adding @reconnect_delay first.
+ *
+ * Context: any context.
+ * Return: the number of attempts, or -1 for no limit.
+ */
+VISIBLE_IF_KUNIT int nvfab_max_reconnects(int ctrl_loss_tmo,
+					  unsigned int reconnect_delay)
+{
+	unsigned int tmo = ctrl_loss_tmo;
+
+	if (ctrl_loss_tmo < 0)
+		return -1;
+	return tmo / reconnect_delay + !!(tmo % reconnect_delay);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_max_reconnects);
 
 static ssize_t nvfab_show_tmo(char *buf, int val)
 {
@@ -171,11 +237,8 @@ static ssize_t nvfab_show_tmo(char *buf, int val)
 
 static void nvfab_update_max_reconnects(struct nvfab_ctrl_options *opts)
 {
-	if (opts->ctrl_loss_tmo < 0)
-		WRITE_ONCE(opts->max_reconnects, -1);
-	else
-		WRITE_ONCE(opts->max_reconnects,
-			   DIV_ROUND_UP(opts->ctrl_loss_tmo,
+	WRITE_ONCE(opts->max_reconnects,
+		   nvfab_max_reconnects(opts->ctrl_loss_tmo,
 					opts->reconnect_delay));
 }
 
@@ -198,7 +261,7 @@ static ssize_t ctrl_loss_tmo_store(struct device *dev,
 			strim((char *)buf));
 		return -EINVAL;
 	}
-	WRITE_ONCE(opts->ctrl_loss_tmo, val < 0 ? -1 : val);
+	WRITE_ONCE(opts->ctrl_loss_tmo, val);
 	nvfab_update_max_reconnects(opts);
 	return count;
 }
@@ -218,7 +281,7 @@ static ssize_t reconnect_delay_store(struct device *dev,
 	struct nvfab_ctrl_options *opts = to_ctrl(dev)->opts;
 	unsigned int val;
 
-	if (kstrtouint(buf, 0, &val) || !val) {
+	if (nvfab_parse_reconnect_delay(buf, &val)) {
 		dev_err(dev, "reconnect_delay: must be a positive number of seconds\n");
 		return -EINVAL;
 	}
@@ -247,7 +310,7 @@ static ssize_t fast_io_fail_tmo_store(struct device *dev,
 			strim((char *)buf));
 		return -EINVAL;
 	}
-	WRITE_ONCE(opts->fast_io_fail_tmo, val < 0 ? -1 : val);
+	WRITE_ONCE(opts->fast_io_fail_tmo, val);
 	return count;
 }
 static DEVICE_ATTR_RW(fast_io_fail_tmo);

@@ -3,10 +3,12 @@
  * nvfab-tcp: the NVMe/TCP transport (NVMe/TCP Transport Specification 1.0,
  * NVMe over Fabrics 1.1).
  *
- * Each queue is one TCP connection. Its io_work, on a CPU chosen per queue,
- * does all sending and receiving, so a queue's state needs no lock: blk-mq
- * and the R2T handler hand requests over through a lock-free list, and the
- * socket callbacks only schedule io_work.
+ * Each queue is one TCP connection. Its send_mutex serialises everything
+ * that sends or receives on it: io_work, on a CPU chosen per queue, does
+ * both under it; ->queue_rq sends at once when it can take it (so a lone
+ * I/O costs no context switch), and otherwise hands the request to io_work
+ * through a lock-free list, as the R2T handler does. The socket callbacks
+ * only schedule io_work. ->poll receives when the mutex is free.
  *
  * Sending a request: the Command Capsule PDU (header, SQE, in-capsule data
  * up to IOCCSZ, digests); then, for larger writes, one or more H2CData PDUs
@@ -110,6 +112,8 @@ struct nvfab_tcp_ctrl;
 
 struct nvfab_tcp_queue {
 	struct mutex			queue_lock;	/* start/stop/free */
+	/* held to send or receive; below it, socket lock */
+	struct mutex			send_mutex;
 	/* everything below is reset by each start_queue */
 	struct nvfab_tcp_ctrl		*ctrl;
 	int				qid;
@@ -1000,30 +1004,38 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 	struct nvfab_tcp_queue *queue = container_of(work,
 					struct nvfab_tcp_queue, io_work);
 	unsigned long deadline = jiffies + NVFAB_TCP_IO_BUDGET;
+	bool pending;
 
+	mutex_lock(&queue->send_mutex);
 	do {
-		bool pending = false;
 		int ret;
 
+		pending = false;
 		ret = nvfab_tcp_try_send(queue);
 		if (ret > 0) {
 			pending = true;
 		} else if (ret < 0) {
 			nvfab_tcp_error(queue, "send failed: %d", ret);
-			return;
+			break;
+		}
+		if (!queue->rd_enabled) {
+			pending = false;
+			break;
+		}
+		ret = nvfab_tcp_try_recv(queue);
+		if (ret > 0) {
+			pending = true;
+		} else if (ret < 0) {
+			pending = false;
+			break;
 		}
 		if (!queue->rd_enabled)
-			return;
-		ret = nvfab_tcp_try_recv(queue);
-		if (ret > 0)
-			pending = true;
-		else if (ret < 0)
-			return;
-		if (!pending || !queue->rd_enabled)
-			return;
-	} while (!time_after(jiffies, deadline));
+			pending = false;
+	} while (pending && !time_after(jiffies, deadline));
+	mutex_unlock(&queue->send_mutex);
 
-	queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
+	if (pending)
+		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
 }
 
 /* ---- socket callbacks ---- */
@@ -1359,7 +1371,10 @@ static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 		write_unlock_bh(&sk->sk_callback_lock);
 		kernel_sock_shutdown(queue->sock, SHUT_RDWR);
 		cancel_work_sync(&queue->io_work);
+		/* wait out a sender in ->queue_rq or a poller */
+		mutex_lock(&queue->send_mutex);
 		queue->rd_enabled = false;
+		mutex_unlock(&queue->send_mutex);
 	}
 	mutex_unlock(&queue->queue_lock);
 }
@@ -1446,6 +1461,28 @@ static void nvfab_tcp_setup_cmd_pdu(struct nvfab_tcp_queue *queue,
 	}
 }
 
+/*
+ * Send what is queued from the submitter's context when nobody else is
+ * sending or receiving on @queue; otherwise leave it to io_work, which
+ * runs again after the holder, since queue_work_on() requeues a running
+ * work. Context: process; may sleep (BLK_MQ_F_BLOCKING), takes send_mutex.
+ */
+static void nvfab_tcp_send_now(struct nvfab_tcp_queue *queue)
+{
+	int ret;
+
+	if (!mutex_trylock(&queue->send_mutex)) {
+		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
+		return;
+	}
+	do {
+		ret = nvfab_tcp_try_send(queue);
+	} while (ret > 0);
+	if (ret < 0)
+		nvfab_tcp_error(queue, "send failed: %d", ret);
+	mutex_unlock(&queue->send_mutex);
+}
+
 static blk_status_t nvfab_tcp_queue_rq(struct blk_mq_hw_ctx *hctx,
 				       const struct blk_mq_queue_data *bd)
 {
@@ -1468,7 +1505,10 @@ static blk_status_t nvfab_tcp_queue_rq(struct blk_mq_hw_ctx *hctx,
 			blk_rq_payload_bytes(rq) : 0;
 	nvfab_tcp_setup_cmd_pdu(queue, req);
 	blk_mq_start_request(rq);
-	nvfab_tcp_queue_request(req, bd->last);
+	req->send_busy = true;
+	llist_add(&req->lentry, &queue->req_list);
+	if (bd->last)
+		nvfab_tcp_send_now(queue);
 	return BLK_STS_OK;
 }
 
@@ -1477,15 +1517,15 @@ static void nvfab_tcp_commit_rqs(struct blk_mq_hw_ctx *hctx)
 	struct nvfab_tcp_queue *queue = hctx->driver_data;
 
 	if (!llist_empty(&queue->req_list))
-		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
+		nvfab_tcp_send_now(queue);
 }
 
 /*
  * blk_mq_ops.poll for HCTX_TYPE_POLL queues: receive inline. The poller may
  * run under rcu_read_lock() (io_uring IOPOLL), so it must not sleep: it
  * takes the socket spinlock with BHs off, as softirq readers of a TCP
- * socket do, and leaves the socket to io_work when io_work owns it.
- * Sending stays with io_work.
+ * socket do, and leaves the queue to io_work or a sender that holds
+ * send_mutex (only tried, never waited for).
  */
 static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
@@ -1495,6 +1535,9 @@ static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	struct sock *sk;
 
 	if (!test_bit(NVFAB_TCP_Q_LIVE, &queue->flags) || !queue->rd_enabled)
+		return 0;
+	/* io_work or a sender has the queue: it will reap. */
+	if (!mutex_trylock(&queue->send_mutex))
 		return 0;
 	sk = queue->sock->sk;
 	set_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
@@ -1506,6 +1549,7 @@ static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	bh_unlock_sock(sk);
 	local_bh_enable();
 	clear_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
+	mutex_unlock(&queue->send_mutex);
 	/* Data that arrived while we polled is io_work's again. */
 	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
@@ -1668,6 +1712,7 @@ static const struct nvfab_ctrl_ops nvfab_tcp_ctrl_ops = {
 	.admin_mq_ops		= &nvfab_tcp_admin_mq_ops,
 	.io_mq_ops		= &nvfab_tcp_mq_ops,
 	.cmd_size		= sizeof(struct nvfab_tcp_request),
+	.blocking		= true,
 	.start_queue		= nvfab_tcp_start_queue,
 	.stop_queue		= nvfab_tcp_stop_queue,
 	.free_queue		= nvfab_tcp_free_queue,
@@ -1749,8 +1794,10 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	for (i = 0; i < tctrl->nr_queues; i++)
+	for (i = 0; i < tctrl->nr_queues; i++) {
 		mutex_init(&tctrl->queues[i].queue_lock);
+		mutex_init(&tctrl->queues[i].send_mutex);
+	}
 	tctrl->async_req.req.cmd = &tctrl->async_req.cmd_pdu.cmd;
 	tctrl->async_req.req.ctrl = &tctrl->ctrl;
 

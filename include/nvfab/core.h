@@ -17,9 +17,11 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 struct nvfab_ctrl;
 struct nvfab_ctrl_options;
+struct nvfab_subsys;
 
 /**
  * enum nvfab_ctrl_state - controller states
@@ -46,6 +48,7 @@ enum nvfab_ctrl_state {
 /* Bits of nvfab_request.flags. */
 #define NVFAB_REQ_CANCELLED	BIT(0)	/* completed by the host, not the target */
 #define NVFAB_REQ_USERCMD	BIT(1)	/* passthrough from user space */
+#define NVFAB_REQ_MPATH_ACCT	BIT(2)	/* counted in flight on its path */
 
 /* "any hardware queue" for nvfab_submit_sync_cmd() */
 #define NVME_QID_ANY		-1
@@ -63,6 +66,7 @@ enum nvfab_ctrl_state {
  * @flags:	NVFAB_REQ_*
  * @genctr:	generation, bumped at each use of the tag (see nvfab_cid())
  * @ctrl:	the controller the request belongs to
+ * @start_ns:	when a multipath request was sent (ktime_get_ns())
  *
  * Transports put this first in their per-request PDU (blk-mq cmd_size).
  */
@@ -74,6 +78,7 @@ struct nvfab_request {
 	u8			flags;
 	u8			genctr;
 	struct nvfab_ctrl	*ctrl;
+	u64			start_ns;
 };
 
 static inline struct nvfab_request *nvfab_req(struct request *rq)
@@ -126,6 +131,8 @@ static inline struct request *nvfab_find_rq(struct blk_mq_tags *tags, u16 cid)
  * @io_mq_ops:		blk-mq ops of the I/O queues
  * @cmd_size:		bytes of per-request PDU, starting with
  *			struct nvfab_request
+ * @blocking:		->queue_rq may sleep: the tag sets get
+ *			BLK_MQ_F_BLOCKING
  * @start_queue:	establish transport queue @qid (0 = admin): connect
  *			and exchange the transport's initialisation PDUs. The
  *			NVMe-oF Connect command is the core's job. May sleep.
@@ -145,6 +152,7 @@ struct nvfab_ctrl_ops {
 	const struct blk_mq_ops	*admin_mq_ops;
 	const struct blk_mq_ops	*io_mq_ops;
 	unsigned int		cmd_size;
+	bool			blocking;
 	int			(*start_queue)(struct nvfab_ctrl *ctrl, int qid);
 	void			(*stop_queue)(struct nvfab_ctrl *ctrl, int qid);
 	void			(*free_queue)(struct nvfab_ctrl *ctrl, int qid);
@@ -216,6 +224,21 @@ struct nvfab_ctrl_ops {
  * @flags:		NVFAB_CTRL_* bits
  * @live_qids:		bit per queue ID whose Fabrics Connect succeeded;
  *			cleared before the queue is stopped
+ * @subsys:		the subsystem, once joined (multipath.c)
+ * @subsys_entry:	in subsys->ctrls (protected by subsys->lock)
+ * @slot:		the controller's path slot in @subsys
+ * @mp_inflight:	multipath requests in flight on this controller
+ * @ana_supported:	CMIC reports ANA
+ * @anacap:		ANA Capabilities
+ * @anatt:		ANA Transition Time (seconds)
+ * @nanagrpid:		Number of ANA Group Identifiers
+ * @anagrpmax:		ANA Group Identifier Maximum
+ * @ana_lock:		serialises ANA log reads and group updates; after
+ *			@namespaces_rwsem is never taken inside it
+ * @ana_log:		buffer for the ANA log (protected by @ana_lock)
+ * @ana_log_size:	its size in bytes
+ * @ana_groups:		struct nvfab_ana_group by group ID
+ * @ana_work:		re-reads the ANA log (nvfab_wq)
  *
  * Fields read from the controller are written only while CONNECTING and
  * read anywhere after.
@@ -288,6 +311,22 @@ struct nvfab_ctrl {
 	int				nr_reconnects;
 	unsigned long			flags;
 	unsigned long			*live_qids;
+
+	/* multipath and ANA */
+	struct nvfab_subsys		*subsys;
+	struct list_head		subsys_entry;
+	unsigned int			slot;
+	atomic_t			mp_inflight;
+	bool				ana_supported;
+	u8				anacap;
+	u8				anatt;
+	u32				nanagrpid;
+	u32				anagrpmax;
+	struct mutex			ana_lock;
+	void				*ana_log;	/* protected by ana_lock */
+	size_t				ana_log_size;
+	struct xarray			ana_groups;
+	struct work_struct		ana_work;
 };
 
 /* Bits of nvfab_ctrl.flags. */

@@ -18,7 +18,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 30
+ktap_set_plan 31
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -38,13 +38,17 @@ ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
 ktap_check "connect" nvfab_connect ",nr_io_queues=2"
 ktap_diag "connect answered: $REPLY_LINE"
 C=$CTRL
-N=${DEV%n1}
+N=/dev/${C##*/}		# the controller's char device
+D2=
+head2_ready() { D2=$(nvfab_head_dev "$C" 2) && test -b "$D2"; }
 ktap_check "state live" test "$(cat $C/state 2>/dev/null)" = live
 ktap_check "transport tcp, subsysnqn matches" \
 	test "$(cat $C/transport)/$(cat $C/subsysnqn)" = "tcp/$NVMET_NQN"
 ktap_check "queue_count 3 (admin + 2)" test "$(cat $C/queue_count)" = 3
-busywait 20000 test -b "${N}n2"
-ktap_check "namespaces ${N}n1 and n2" test -b "${N}n2"
+busywait 20000 head2_ready
+ktap_check "namespaces 1 and 2: $DEV and $D2" head2_ready
+in_subsys() { nvfab_subsys_of "$1" >/dev/null; }
+ktap_check "one subsystem, linked to $C" in_subsys "$C"
 ktap_check "n1 size is the null_blk's 1 GiB" \
 	test "$(cat "/sys/block/${DEV#/dev/}/size")" = 2097152
 
@@ -54,7 +58,7 @@ ktap_check "fio randrw 4k-64k QD1 verify=crc32c" fio_verify "$DEV" qd1 \
 ktap_check "fio randrw 4k-128k QD32 verify=crc32c" fio_verify "$DEV" qd32 \
 	--iodepth=32 --bsrange=4k-128k --runtime=3
 mkfs_fsck() { mkfs.ext4 -q -F "$1" && fsck.ext4 -n -f "$1" >/dev/null; }
-ktap_check "mkfs.ext4 + fsck clean" mkfs_fsck "${N}n2"
+ktap_check "mkfs.ext4 + fsck clean" mkfs_fsck "$D2"
 
 sn=$(nvme id-ctrl "$N" -o json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["subnqn"])')
 ktap_check "nvme id-ctrl ${N} returns the target's SUBNQN" test "$sn" = "$NVMET_NQN"
@@ -68,13 +72,16 @@ ktap_check "nvme get-feature (number of queues) works" \
 ns3=$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/3
 truncate -s 64M /tmp/nvfab-ns3.img
 mkdir -p "$ns3" && echo /tmp/nvfab-ns3.img >"$ns3/device_path" && echo 1 >"$ns3/enable"
-ktap_check "namespace added on the target: AEN rescan adds ${N}n3" \
-	busywait 30000 test -b "${N}n3"
+D3=
+head3_ready() { D3=$(nvfab_head_dev "$C" 3) && test -b "$D3"; }
+gone_n3() { ! nvfab_head_dev "$C" 3 >/dev/null && ! test -e "$D3"; }
+ktap_check "namespace added on the target: AEN rescan adds NSID 3" \
+	busywait 30000 head3_ready
+ktap_diag "NSID 3 is $D3"
 echo 0 >"$ns3/enable"
-gone_n3() { ! test -e "${N}n3"; }
-ktap_check "namespace disabled: AEN rescan removes ${N}n3" busywait 30000 gone_n3
+ktap_check "namespace disabled: AEN rescan removes $D3" busywait 30000 gone_n3
 echo 1 >"$ns3/enable"
-ktap_check "re-enabled: a second AEN is delivered too" busywait 30000 test -b "${N}n3"
+ktap_check "re-enabled: a second AEN is delivered too" busywait 30000 head3_ready
 echo 0 >"$ns3/enable"
 busywait 30000 gone_n3
 rmdir "$ns3"

@@ -8,15 +8,46 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$REPO/tools/testing/vm/guest/topology.sh"
 
 CTRL=		# /sys/class/nvfab/nvfabN of the last connect
-DEV=		# /dev/nvfabNn1 of the last connect
+DEV=		# /dev/nvfabXnY: its subsystem's head of NSID 1
 REPLY_LINE=	# what the control node answered
+
+# nvfab_subsys_of CTRLDIR: the /sys/class/nvfab-subsystem/nvfab-subsysX
+# that links to the controller, or nothing.
+nvfab_subsys_of() {
+	local s c=${1##*/}
+	for s in /sys/class/nvfab-subsystem/nvfab-subsys*; do
+		[ -e "$s/$c" ] && { echo "$s"; return 0; }
+	done
+	return 1
+}
+
+# nvfab_head_dev CTRLDIR NSID: /dev/nvfabXnY of that namespace's head.
+nvfab_head_dev() {
+	local s h
+	s=$(nvfab_subsys_of "$1") || return 1
+	for h in "$s"/nvfab*n*; do
+		[ -e "$h/nsid" ] && [ "$(cat "$h/nsid")" = "$2" ] &&
+			{ echo "/dev/${h##*/}"; return 0; }
+	done
+	return 1
+}
+
+# nvfab_head_ready CTRLDIR NSID: the head's block node exists (sets DEV).
+nvfab_head_ready() {
+	DEV=$(nvfab_head_dev "$1" "$2") && test -b "$DEV"
+}
 
 # nvfab_connect EXTRA: connect over path 1 with extra ",key=value" options
 # and wait for namespace 1's block device.
 nvfab_connect() {
+	nvfab_connect_path 1 "${1:-}"
+}
+
+# nvfab_connect_path PATH EXTRA: as nvfab_connect, over path PATH.
+nvfab_connect_path() {
 	local opts n
-	opts="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
-	opts="$opts,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN${1:-}"
+	opts="transport=tcp,traddr=$(topo_tgt_addr "$1"),trsvcid=$NVMET_TRSVCID"
+	opts="$opts,host_traddr=$(topo_host_addr "$1"),nqn=$NVMET_NQN${2:-}"
 	exec 3<>/dev/nvfab-fabrics || return 1
 	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
 	REPLY_LINE=$(cat <&3)
@@ -24,8 +55,7 @@ nvfab_connect() {
 	n=${REPLY_LINE#instance=}
 	n=${n%%,*}
 	CTRL=/sys/class/nvfab/nvfab$n
-	DEV=/dev/nvfab${n}n1
-	busywait 20000 test -b "$DEV"
+	busywait 20000 nvfab_head_ready "$CTRL" 1
 }
 
 nvfab_ctrl_count() {
@@ -49,6 +79,7 @@ nvfab_delete_all() {
 # For "trap nvfab_tcp_cleanup EXIT".
 nvfab_tcp_cleanup() {
 	nvfab_delete_all >/dev/null 2>&1
-	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
+	nvfab_unload nvfab-ps-service-time nvfab-tcp nvfab-fabrics nvfab-core \
+		>/dev/null 2>&1
 	topo_cleanup >/dev/null 2>&1
 }

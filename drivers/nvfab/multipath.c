@@ -1,0 +1,1519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Native multipath: subsystems, namespace heads, path choice and failover
+ * (NVMe Base 2.0, 2.4 "NVM Subsystem", 8.1 "Asymmetric Namespace Access").
+ *
+ * Controllers with one subsystem NQN form a subsystem, nvfab-subsysX. A
+ * namespace seen through several of them (same NSID, same NGUID/UUID/EUI64)
+ * is one head: one bio-based disk, /dev/nvfabXnY, over hidden per-path
+ * blk-mq disks nvfabXcCnY (C: the controller instance).
+ *
+ * The head's submit_bio builds, on its stack, the best ANA tier of usable
+ * paths (controller live, ANA optimized; else non-optimized) and asks the
+ * subsystem's path selector to pick one. It takes no lock: the path list
+ * and the selector are read under the subsystem's SRCU.
+ *
+ * A request failed with a path error (status code type 3, a transport
+ * teardown, an ANA status) gives its bios back to the head, which sends
+ * them on another usable path at once. With no usable path, bios wait on
+ * the head: unbounded while a controller is reconnecting (its
+ * fast_io_fail_tmo and ctrl_loss_tmo decide), bounded by no_path_tmo
+ * (default 2 x ANATT) when every live path is in an unusable ANA state,
+ * and they fail at once when no path can come back.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/blk-mq.h>
+#include <linux/ctype.h>
+#include <linux/module.h>
+#include <linux/nvme_ioctl.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "configfs.h"
+#include "mpath.h"
+#include <nvfab/fabrics.h>
+
+/* ---- the selector registry ---- */
+
+static LIST_HEAD(nvfab_ps_list);
+static DECLARE_RWSEM(nvfab_ps_rwsem);	/* protects nvfab_ps_list */
+
+static char nvfab_default_iopolicy[32] = "numa";
+module_param_string(iopolicy, nvfab_default_iopolicy,
+		    sizeof(nvfab_default_iopolicy), 0644);
+MODULE_PARM_DESC(iopolicy,
+		 "path selector of new subsystems (numa, round-robin, queue-depth, service-time, ...)");
+
+static struct nvfab_ps_ops *__nvfab_find_ps(const char *name)
+{
+	struct nvfab_ps_ops *ops;
+
+	lockdep_assert_held(&nvfab_ps_rwsem);
+	list_for_each_entry(ops, &nvfab_ps_list, list) {
+		if (sysfs_streq(ops->name, name))
+			return ops;
+	}
+	return NULL;
+}
+
+/**
+ * nvfab_register_ps() - make a path selector available to iopolicy
+ * @ops: the selector; @ops->name, @owner and @select_path are required
+ *
+ * Context: may sleep.
+ * Return: 0, -EINVAL for missing required fields, or -EBUSY if a selector
+ * of that name is registered.
+ */
+int nvfab_register_ps(struct nvfab_ps_ops *ops)
+{
+	int ret = 0;
+
+	if (!ops->name || !ops->select_path || !ops->name[0])
+		return -EINVAL;
+	down_write(&nvfab_ps_rwsem);
+	if (__nvfab_find_ps(ops->name))
+		ret = -EBUSY;
+	else
+		list_add_tail(&ops->list, &nvfab_ps_list);
+	up_write(&nvfab_ps_rwsem);
+	if (!ret)
+		pr_info("path selector %s registered\n", ops->name);
+	return ret;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_register_ps);
+
+/**
+ * nvfab_unregister_ps() - withdraw a path selector
+ * @ops: a registered selector
+ *
+ * Subsystems using it hold a reference on its module, so this runs only
+ * when none does.
+ *
+ * Context: may sleep.
+ */
+void nvfab_unregister_ps(struct nvfab_ps_ops *ops)
+{
+	down_write(&nvfab_ps_rwsem);
+	list_del(&ops->list);
+	up_write(&nvfab_ps_rwsem);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_unregister_ps);
+
+/**
+ * nvfab_get_ps_ops() - find a path selector by name
+ * @name: the iopolicy name; one trailing newline is ignored
+ *
+ * Loads module nvfab-ps-<name> when no such selector is registered.
+ *
+ * Context: may sleep.
+ * Return: the selector, with a reference on its module (module_put() it),
+ * or NULL for a malformed or unknown name.
+ */
+VISIBLE_IF_KUNIT struct nvfab_ps_ops *nvfab_get_ps_ops(const char *name)
+{
+	struct nvfab_ps_ops *ops;
+	char mod[48];
+	size_t len;
+	int i;
+
+	len = strlen(name);
+	if (len && name[len - 1] == '\n')
+		len--;
+	if (!len || len >= 32)
+		return NULL;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && name[i] != '-')
+			return NULL;
+
+	down_read(&nvfab_ps_rwsem);
+	ops = __nvfab_find_ps(name);
+	if (ops && !try_module_get(ops->owner))
+		ops = NULL;
+	up_read(&nvfab_ps_rwsem);
+	if (ops)
+		return ops;
+
+	snprintf(mod, sizeof(mod), "nvfab-ps-%.*s", (int)len, name);
+	request_module("%s", mod);
+	down_read(&nvfab_ps_rwsem);
+	ops = __nvfab_find_ps(name);
+	if (ops && !try_module_get(ops->owner))
+		ops = NULL;
+	up_read(&nvfab_ps_rwsem);
+	return ops;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_get_ps_ops);
+
+static void nvfab_ps_free(struct nvfab_ps *ps)
+{
+	if (ps->ops->destroy)
+		ps->ops->destroy(ps);
+	module_put(ps->ops->owner);
+	kfree(ps->path_ctx);
+	kfree(ps->ctx);
+	kfree(ps);
+}
+
+/* A selector instance for @subsys, told about every controller in it. */
+static struct nvfab_ps *nvfab_ps_create(struct nvfab_subsys *subsys,
+					struct nvfab_ps_ops *ops)
+{
+	struct nvfab_ps *ps;
+	unsigned int slot;
+	int ret = -ENOMEM;
+
+	lockdep_assert_held(&subsys->lock);
+	ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+	if (!ps)
+		goto out_put;
+	ps->ops = ops;
+	ps->dev = &subsys->dev;
+	if (ops->ctx_size) {
+		ps->ctx = kzalloc(ops->ctx_size, GFP_KERNEL);
+		if (!ps->ctx)
+			goto out_free;
+	}
+	if (ops->path_ctx_size) {
+		ps->path_ctx = kcalloc(NVFAB_MAX_PATHS, ops->path_ctx_size,
+				       GFP_KERNEL);
+		if (!ps->path_ctx)
+			goto out_free;
+	}
+	if (ops->create) {
+		ret = ops->create(ps);
+		if (ret)
+			goto out_free;
+	}
+	if (ops->add_path)
+		for_each_set_bit(slot, subsys->slots, NVFAB_MAX_PATHS)
+			ops->add_path(ps, slot);
+	return ps;
+
+out_free:
+	kfree(ps->path_ctx);
+	kfree(ps->ctx);
+	kfree(ps);
+out_put:
+	module_put(ops->owner);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Switch @subsys to selector @name. The knobs of the old selector go first,
+ * so that their show/store (which may run until sysfs removes them) only
+ * ever see the instance that owns them.
+ */
+static int nvfab_set_ps(struct nvfab_subsys *subsys, const char *name)
+{
+	struct nvfab_ps *old, *new;
+	struct nvfab_ps_ops *ops;
+	int ret;
+
+	ops = nvfab_get_ps_ops(name);
+	if (!ops)
+		return -EINVAL;
+	mutex_lock(&subsys->lock);
+	new = nvfab_ps_create(subsys, ops);
+	if (IS_ERR(new)) {
+		mutex_unlock(&subsys->lock);
+		return PTR_ERR(new);
+	}
+	old = rcu_dereference_protected(subsys->ps,
+					lockdep_is_held(&subsys->lock));
+	if (old && old->ops->attr_group && device_is_registered(&subsys->dev))
+		sysfs_remove_group(&subsys->dev.kobj, old->ops->attr_group);
+	rcu_assign_pointer(subsys->ps, new);
+	synchronize_srcu(&subsys->srcu);
+	if (old)
+		nvfab_ps_free(old);
+	if (ops->attr_group && device_is_registered(&subsys->dev)) {
+		ret = sysfs_create_group(&subsys->dev.kobj, ops->attr_group);
+		if (ret)
+			dev_warn(&subsys->dev, "%s knobs not in sysfs: %d\n",
+				 ops->name, ret);
+	}
+	mutex_unlock(&subsys->lock);
+	dev_info(&subsys->dev, "iopolicy %s\n", ops->name);
+	return 0;
+}
+
+/**
+ * nvfab_ps_get() - the selector instance behind a subsystem's knobs
+ * @subsys_dev: the subsystem device (the kobject of the knob's group)
+ *
+ * Valid until the matching nvfab_ps_put(), which must come before the
+ * show/store that called this returns: switching iopolicy removes the
+ * knobs (waiting for running show/store) before it frees the instance.
+ *
+ * Context: sysfs show/store of a selector's attr_group.
+ * Return: the instance.
+ */
+struct nvfab_ps *nvfab_ps_get(struct device *subsys_dev)
+{
+	struct nvfab_subsys *subsys = container_of(subsys_dev,
+						   struct nvfab_subsys, dev);
+
+	return rcu_dereference_raw(subsys->ps);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_ps_get);
+
+/**
+ * nvfab_ps_put() - end of use of nvfab_ps_get()'s result
+ * @subsys_dev: the subsystem device
+ * @ps: what nvfab_ps_get() returned
+ *
+ * Context: as nvfab_ps_get().
+ */
+void nvfab_ps_put(struct device *subsys_dev, struct nvfab_ps *ps)
+{
+}
+EXPORT_SYMBOL_NVFAB(nvfab_ps_put);
+
+/* ---- subsystems ---- */
+
+static LIST_HEAD(nvfab_subsystems);
+static DEFINE_MUTEX(nvfab_subsys_lock);	/* protects nvfab_subsystems */
+static DEFINE_IDA(nvfab_subsys_ida);
+
+static struct nvfab_subsys *to_subsys(struct device *dev)
+{
+	return container_of(dev, struct nvfab_subsys, dev);
+}
+
+static void nvfab_subsys_release(struct device *dev)
+{
+	struct nvfab_subsys *subsys = to_subsys(dev);
+	struct nvfab_ps *ps = rcu_dereference_protected(subsys->ps, 1);
+
+	if (ps)
+		nvfab_ps_free(ps);
+	cleanup_srcu_struct(&subsys->srcu);
+	ida_destroy(&subsys->head_ida);
+	ida_free(&nvfab_subsys_ida, subsys->instance);
+	kfree(subsys);
+}
+
+static ssize_t subsysnqn_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", to_subsys(dev)->subnqn);
+}
+static DEVICE_ATTR_RO(subsysnqn);
+
+static ssize_t serial_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%.20s\n", to_subsys(dev)->serial);
+}
+static DEVICE_ATTR_RO(serial);
+
+static ssize_t model_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%.40s\n", to_subsys(dev)->model);
+}
+static DEVICE_ATTR_RO(model);
+
+static ssize_t firmware_rev_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%.8s\n", to_subsys(dev)->firmware_rev);
+}
+static DEVICE_ATTR_RO(firmware_rev);
+
+static ssize_t iopolicy_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	struct nvfab_subsys *subsys = to_subsys(dev);
+	struct nvfab_ps *ps;
+	ssize_t ret;
+	int idx;
+
+	idx = srcu_read_lock(&subsys->srcu);
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	ret = sysfs_emit(buf, "%s\n", ps ? ps->ops->name : "none");
+	srcu_read_unlock(&subsys->srcu, idx);
+	return ret;
+}
+
+static ssize_t iopolicy_store(struct device *dev,
+			      struct device_attribute *attr, const char *buf,
+			      size_t count)
+{
+	int ret = nvfab_set_ps(to_subsys(dev), buf);
+
+	if (ret == -EINVAL)
+		dev_err(dev, "iopolicy: no path selector '%.*s'\n",
+			(int)strcspn(buf, "\n"), buf);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(iopolicy);
+
+static ssize_t no_path_tmo_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	int tmo = READ_ONCE(to_subsys(dev)->no_path_tmo);
+
+	if (!tmo)
+		return sysfs_emit(buf, "auto\n");
+	return sysfs_emit(buf, "%d\n", tmo);
+}
+
+static ssize_t no_path_tmo_store(struct device *dev,
+				 struct device_attribute *attr,
+				 const char *buf, size_t count)
+{
+	struct nvfab_subsys *subsys = to_subsys(dev);
+	int tmo;
+
+	if (sysfs_streq(buf, "auto")) {
+		tmo = 0;
+	} else if (kstrtoint(buf, 0, &tmo) || tmo < 1 || tmo > 3600) {
+		dev_err(dev, "no_path_tmo: '%.*s' is not auto or 1..3600 seconds\n",
+			(int)strcspn(buf, "\n"), buf);
+		return -EINVAL;
+	}
+	mutex_lock(&subsys->lock);
+	WRITE_ONCE(subsys->no_path_tmo, tmo);
+	mutex_unlock(&subsys->lock);
+	return count;
+}
+static DEVICE_ATTR_RW(no_path_tmo);
+
+static struct attribute *nvfab_subsys_attrs[] = {
+	&dev_attr_subsysnqn.attr,
+	&dev_attr_serial.attr,
+	&dev_attr_model.attr,
+	&dev_attr_firmware_rev.attr,
+	&dev_attr_iopolicy.attr,
+	&dev_attr_no_path_tmo.attr,
+	NULL,
+};
+
+static const struct attribute_group nvfab_subsys_attr_group = {
+	.attrs = nvfab_subsys_attrs,
+};
+
+const struct attribute_group *nvfab_subsys_groups[] = {
+	&nvfab_subsys_attr_group,
+	NULL,
+};
+
+/* A new subsystem for @ctrl's SUBNQN, with the configured or default policy. */
+static struct nvfab_subsys *nvfab_alloc_subsys(struct nvfab_ctrl *ctrl)
+{
+	struct nvfab_subsys_cfg cfg = { };
+	struct nvfab_subsys *subsys;
+	const char *policy;
+	int ret;
+
+	subsys = kzalloc(sizeof(*subsys), GFP_KERNEL);
+	if (!subsys)
+		return ERR_PTR(-ENOMEM);
+	ret = ida_alloc(&nvfab_subsys_ida, GFP_KERNEL);
+	if (ret < 0) {
+		kfree(subsys);
+		return ERR_PTR(ret);
+	}
+	subsys->instance = ret;
+	ret = init_srcu_struct(&subsys->srcu);
+	if (ret) {
+		ida_free(&nvfab_subsys_ida, subsys->instance);
+		kfree(subsys);
+		return ERR_PTR(ret);
+	}
+	mutex_init(&subsys->lock);
+	INIT_LIST_HEAD(&subsys->entry);
+	INIT_LIST_HEAD(&subsys->ctrls);
+	INIT_LIST_HEAD(&subsys->heads);
+	ida_init(&subsys->head_ida);
+	/* the controller's copies are trimmed of trailing spaces already */
+	strscpy(subsys->subnqn, ctrl->subsysnqn, sizeof(subsys->subnqn));
+	memcpy(subsys->serial, ctrl->serial, sizeof(subsys->serial));
+	memcpy(subsys->model, ctrl->model, sizeof(subsys->model));
+	memcpy(subsys->firmware_rev, ctrl->firmware_rev,
+	       sizeof(subsys->firmware_rev));
+
+	device_initialize(&subsys->dev);
+	subsys->dev.class = &nvfab_subsys_class;
+	subsys->dev.release = nvfab_subsys_release;
+	subsys->dev.groups = nvfab_subsys_groups;
+	ret = dev_set_name(&subsys->dev, "nvfab-subsys%d", subsys->instance);
+	if (ret)
+		goto out_put;
+
+	policy = nvfab_default_iopolicy;
+	if (nvfab_configfs_subsys_cfg(subsys->subnqn, &cfg)) {
+		subsys->no_path_tmo = cfg.no_path_tmo;
+		if (cfg.iopolicy[0])
+			policy = cfg.iopolicy;
+	}
+	ret = nvfab_set_ps(subsys, policy);
+	if (ret && policy != nvfab_default_iopolicy) {
+		dev_warn(ctrl->device, "iopolicy '%s' from configfs is not available, using '%s'\n",
+			 policy, nvfab_default_iopolicy);
+		ret = nvfab_set_ps(subsys, nvfab_default_iopolicy);
+	}
+	if (ret) {
+		dev_warn(ctrl->device, "default iopolicy '%s' is not available, using numa\n",
+			 nvfab_default_iopolicy);
+		ret = nvfab_set_ps(subsys, "numa");
+	}
+	if (ret)
+		goto out_put;
+	return subsys;
+
+out_put:
+	put_device(&subsys->dev);
+	return ERR_PTR(ret);
+}
+
+/*
+ * Drop a reference to @subsys; when it has no controller left it leaves the
+ * list and sysfs (open head disks may keep the memory a while).
+ */
+static void nvfab_subsys_drop(struct nvfab_subsys *subsys)
+{
+	struct nvfab_ps *ps;
+	bool empty;
+
+	mutex_lock(&nvfab_subsys_lock);
+	mutex_lock(&subsys->lock);
+	empty = list_empty(&subsys->ctrls) && !list_empty(&subsys->entry);
+	if (empty)
+		list_del_init(&subsys->entry);
+	mutex_unlock(&subsys->lock);
+	mutex_unlock(&nvfab_subsys_lock);
+
+	if (empty) {
+		mutex_lock(&subsys->lock);
+		ps = rcu_dereference_protected(subsys->ps,
+					       lockdep_is_held(&subsys->lock));
+		if (ps && ps->ops->attr_group)
+			sysfs_remove_group(&subsys->dev.kobj,
+					   ps->ops->attr_group);
+		mutex_unlock(&subsys->lock);
+		device_del(&subsys->dev);
+	}
+	put_device(&subsys->dev);
+}
+
+/**
+ * nvfab_mpath_join() - put a controller into its subsystem
+ * @ctrl: a controller whose Identify data is read (first connect)
+ *
+ * Finds or creates the subsystem of ctrl->subsysnqn and gives the
+ * controller a slot. A controller that is already in one stays (its
+ * SUBNQN was checked against the connect NQN on every connect).
+ * Discovery controllers have no subsystem.
+ *
+ * Context: may sleep; takes nvfab_subsys_lock and subsys->lock.
+ * Return: 0, -ENOSPC when the subsystem has NVFAB_MAX_PATHS controllers,
+ * or another negative errno.
+ */
+int nvfab_mpath_join(struct nvfab_ctrl *ctrl)
+{
+	struct nvfab_subsys *subsys = NULL, *s;
+	struct nvfab_ps *ps;
+	unsigned int slot;
+	int ret;
+
+	if (ctrl->subsys || ctrl->opts->discovery_nqn)
+		return 0;
+
+	mutex_lock(&nvfab_subsys_lock);
+	list_for_each_entry(s, &nvfab_subsystems, entry) {
+		if (!strcmp(s->subnqn, ctrl->subsysnqn)) {
+			get_device(&s->dev);
+			subsys = s;
+			break;
+		}
+	}
+	if (!subsys) {
+		subsys = nvfab_alloc_subsys(ctrl);
+		if (IS_ERR(subsys)) {
+			mutex_unlock(&nvfab_subsys_lock);
+			return PTR_ERR(subsys);
+		}
+		ret = device_add(&subsys->dev);
+		if (ret) {
+			mutex_unlock(&nvfab_subsys_lock);
+			put_device(&subsys->dev);
+			return ret;
+		}
+		ps = rcu_dereference_protected(subsys->ps, 1);
+		if (ps->ops->attr_group &&
+		    sysfs_create_group(&subsys->dev.kobj, ps->ops->attr_group))
+			dev_warn(&subsys->dev, "%s knobs not in sysfs\n",
+				 ps->ops->name);
+		/* in the list while it has controllers, which hold references */
+		list_add_tail(&subsys->entry, &nvfab_subsystems);
+	}
+	mutex_unlock(&nvfab_subsys_lock);
+
+	mutex_lock(&subsys->lock);
+	slot = find_first_zero_bit(subsys->slots, NVFAB_MAX_PATHS);
+	if (slot >= NVFAB_MAX_PATHS) {
+		mutex_unlock(&subsys->lock);
+		dev_err(ctrl->device, "subsystem %s has %d controllers already\n",
+			dev_name(&subsys->dev), NVFAB_MAX_PATHS);
+		ret = -ENOSPC;
+		goto out_put;
+	}
+	set_bit(slot, subsys->slots);
+	ctrl->slot = slot;
+	ctrl->subsys = subsys;
+	list_add_tail(&ctrl->subsys_entry, &subsys->ctrls);
+	ps = rcu_dereference_protected(subsys->ps,
+				       lockdep_is_held(&subsys->lock));
+	if (ps->ops->add_path)
+		ps->ops->add_path(ps, slot);
+	mutex_unlock(&subsys->lock);
+
+	ret = sysfs_create_link(&subsys->dev.kobj, &ctrl->device->kobj,
+				dev_name(ctrl->device));
+	if (ret)
+		dev_warn(ctrl->device, "no link in %s: %d\n",
+			 dev_name(&subsys->dev), ret);
+	return 0;
+
+out_put:
+	nvfab_subsys_drop(subsys);
+	return ret;
+}
+
+/**
+ * nvfab_mpath_leave() - take a controller out of its subsystem
+ * @ctrl: a controller being freed, whose namespaces are all removed
+ *
+ * Context: may sleep; takes nvfab_subsys_lock and subsys->lock.
+ */
+void nvfab_mpath_leave(struct nvfab_ctrl *ctrl)
+{
+	struct nvfab_subsys *subsys = ctrl->subsys;
+	struct nvfab_ps *ps;
+
+	if (!subsys)
+		return;
+	sysfs_remove_link(&subsys->dev.kobj, dev_name(ctrl->device));
+	mutex_lock(&subsys->lock);
+	list_del(&ctrl->subsys_entry);
+	ps = rcu_dereference_protected(subsys->ps,
+				       lockdep_is_held(&subsys->lock));
+	if (ps->ops->remove_path)
+		ps->ops->remove_path(ps, ctrl->slot);
+	clear_bit(ctrl->slot, subsys->slots);
+	mutex_unlock(&subsys->lock);
+	ctrl->subsys = NULL;
+	nvfab_subsys_drop(subsys);
+}
+
+/* ---- namespace heads ---- */
+
+static inline struct nvfab_ns *path_to_ns(struct nvfab_path *path)
+{
+	return container_of(path, struct nvfab_ns, path);
+}
+
+/* May I/O be sent on this path now? */
+static bool nvfab_path_usable(struct nvfab_ns *ns)
+{
+	if (unlikely(ns->flags & (BIT(NVFAB_NS_ANA_PENDING) |
+				  BIT(NVFAB_NS_REMOVING))))
+		return false;
+	return nvfab_ctrl_state(ns->ctrl) == NVFAB_CTRL_LIVE &&
+	       nvfab_ana_usable(READ_ONCE(ns->path.ana_state));
+}
+
+/**
+ * nvfab_build_tier() - the paths a selector may choose from
+ * @head: the namespace head
+ * @tier: filled with the usable optimized paths, or else the usable
+ *	  non-optimized ones; @tier->nr is 0 when there are none
+ *
+ * Usable: the controller is live, the path is not being removed and has
+ * no ANA status pending (NVMe Base 2.0, 8.1.3: no I/O to inaccessible,
+ * persistent-loss or change paths; optimized before non-optimized).
+ *
+ * Context: under head->subsys->srcu; no sleeping, no lock.
+ */
+VISIBLE_IF_KUNIT void nvfab_build_tier(struct nvfab_ns_head *head,
+				       struct nvfab_tier *tier)
+{
+	struct nvfab_ns *ns;
+	u8 want = NVME_ANA_OPTIMIZED;
+
+again:
+	tier->nr = 0;
+	tier->ana_state = want;
+	list_for_each_entry_srcu(ns, &head->paths, siblings,
+				 srcu_read_lock_held(&head->subsys->srcu)) {
+		if (!nvfab_path_usable(ns) ||
+		    READ_ONCE(ns->path.ana_state) != want)
+			continue;
+		if (tier->nr < NVFAB_MAX_PATHS)
+			tier->paths[tier->nr++] = &ns->path;
+	}
+	if (!tier->nr && want == NVME_ANA_OPTIMIZED) {
+		want = NVME_ANA_NONOPTIMIZED;
+		goto again;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_build_tier);
+
+static struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
+					  unsigned int bytes)
+{
+	struct nvfab_subsys *subsys = head->subsys;
+	struct nvfab_path *path;
+	struct nvfab_tier tier;
+	struct nvfab_ps *ps;
+
+	nvfab_build_tier(head, &tier);
+	if (!tier.nr)
+		return NULL;
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	if (tier.nr == 1 || !ps)
+		return path_to_ns(tier.paths[0]);
+	path = ps->ops->select_path(ps, &tier, bytes);
+	if (WARN_ON_ONCE(!path))
+		path = tier.paths[0];
+	return path_to_ns(path);
+}
+
+/**
+ * nvfab_nopath_kind() - how long I/O may wait on a head with no usable path
+ * @head: the head
+ *
+ * Context: under head->subsys->srcu; no sleeping, no lock.
+ * Return: NVFAB_NOPATH_WAIT while a controller is reconnecting (and its
+ * fast_io_fail_tmo has not expired), else NVFAB_NOPATH_BOUNDED while a
+ * live path may still become usable (inaccessible, change) and the bound
+ * has not run out, else NVFAB_NOPATH_FAIL.
+ */
+VISIBLE_IF_KUNIT enum nvfab_nopath nvfab_nopath_kind(struct nvfab_ns_head *head)
+{
+	enum nvfab_nopath kind = NVFAB_NOPATH_FAIL;
+	struct nvfab_ns *ns;
+	u8 ana;
+
+	list_for_each_entry_srcu(ns, &head->paths, siblings,
+				 srcu_read_lock_held(&head->subsys->srcu)) {
+		if (ns->flags & BIT(NVFAB_NS_REMOVING))
+			continue;
+		switch (nvfab_ctrl_state(ns->ctrl)) {
+		case NVFAB_CTRL_NEW:
+		case NVFAB_CTRL_CONNECTING:
+		case NVFAB_CTRL_RESETTING:
+			if (!test_bit(NVFAB_CTRL_FAILFAST_EXPIRED,
+				      &ns->ctrl->flags))
+				return NVFAB_NOPATH_WAIT;
+			break;
+		case NVFAB_CTRL_LIVE:
+			ana = READ_ONCE(ns->path.ana_state);
+			if (ana != NVME_ANA_PERSISTENT_LOSS)
+				kind = NVFAB_NOPATH_BOUNDED;
+			break;
+		default:
+			break;
+		}
+	}
+	if (kind == NVFAB_NOPATH_BOUNDED &&
+	    test_bit(NVFAB_HEAD_NOPATH_EXPIRED, &head->flags))
+		return NVFAB_NOPATH_FAIL;
+	return kind;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_nopath_kind);
+
+static unsigned int nvfab_no_path_tmo(struct nvfab_ns_head *head)
+{
+	int tmo = READ_ONCE(head->subsys->no_path_tmo);
+
+	return tmo ? tmo : nvfab_ana_default_tmo(head);
+}
+
+static void nvfab_head_queue_bio(struct nvfab_ns_head *head, struct bio *bio,
+				 bool bounded)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&head->requeue_lock, flags);
+	bio_list_add(&head->requeue_list, bio);
+	spin_unlock_irqrestore(&head->requeue_lock, flags);
+	if (bounded && !test_and_set_bit(NVFAB_HEAD_NOPATH_TIMER, &head->flags))
+		mod_delayed_work(nvfab_wq, &head->nopath_work,
+				 nvfab_no_path_tmo(head) * HZ);
+}
+
+static void nvfab_head_submit_bio(struct bio *bio)
+{
+	struct nvfab_ns_head *head = bio->bi_bdev->bd_disk->private_data;
+	struct nvfab_subsys *subsys = head->subsys;
+	struct nvfab_ns *ns;
+	int idx;
+
+	bio = bio_split_to_limits(bio);
+	if (!bio)
+		return;
+
+	idx = srcu_read_lock(&subsys->srcu);
+	ns = nvfab_select_path(head, bio->bi_iter.bi_size);
+	if (likely(ns)) {
+		if (unlikely(head->flags & BIT(NVFAB_HEAD_NOPATH_EXPIRED)))
+			clear_bit(NVFAB_HEAD_NOPATH_EXPIRED, &head->flags);
+		bio_set_dev(bio, ns->disk->part0);
+		bio->bi_opf |= NVFAB_REQ_MPATH;
+		atomic64_inc(&ns->routed_ios);
+		submit_bio_noacct(bio);
+	} else {
+		switch (nvfab_nopath_kind(head)) {
+		case NVFAB_NOPATH_WAIT:
+			nvfab_head_queue_bio(head, bio, false);
+			break;
+		case NVFAB_NOPATH_BOUNDED:
+			nvfab_head_queue_bio(head, bio, true);
+			break;
+		default:
+			bio_io_error(bio);
+			break;
+		}
+	}
+	srcu_read_unlock(&subsys->srcu, idx);
+}
+
+static void nvfab_requeue_work(struct work_struct *work)
+{
+	struct nvfab_ns_head *head = container_of(work, struct nvfab_ns_head,
+						  requeue_work);
+	struct bio *bio, *next;
+
+	spin_lock_irq(&head->requeue_lock);
+	next = bio_list_get(&head->requeue_list);
+	spin_unlock_irq(&head->requeue_lock);
+
+	while ((bio = next) != NULL) {
+		next = bio->bi_next;
+		bio->bi_next = NULL;
+		/* back through the head, to choose a path again */
+		bio_set_dev(bio, head->disk->part0);
+		submit_bio_noacct(bio);
+	}
+}
+
+/* The no-path bound ran out: what still has no path fails. */
+static void nvfab_nopath_work(struct work_struct *work)
+{
+	struct nvfab_ns_head *head = container_of(to_delayed_work(work),
+						  struct nvfab_ns_head,
+						  nopath_work);
+	struct nvfab_subsys *subsys = head->subsys;
+	bool usable;
+	int idx;
+
+	clear_bit(NVFAB_HEAD_NOPATH_TIMER, &head->flags);
+	idx = srcu_read_lock(&subsys->srcu);
+	usable = !!nvfab_select_path(head, 0);
+	srcu_read_unlock(&subsys->srcu, idx);
+	if (!usable) {
+		dev_warn(disk_to_dev(head->disk),
+			 "no usable path for %u s: failing I/O until one returns\n",
+			 nvfab_no_path_tmo(head));
+		set_bit(NVFAB_HEAD_NOPATH_EXPIRED, &head->flags);
+	}
+	kblockd_schedule_work(&head->requeue_work);
+}
+
+static void nvfab_head_kick(struct nvfab_ns_head *head)
+{
+	kblockd_schedule_work(&head->requeue_work);
+}
+
+/**
+ * nvfab_mpath_kick() - re-run a head's waiting bios
+ * @ns: a path of the head
+ *
+ * Called when a path may have become usable (controller live, ANA state
+ * changed) or may never be (failfast expired, path removed).
+ *
+ * Context: any context.
+ */
+void nvfab_mpath_kick(struct nvfab_ns *ns)
+{
+	if (ns->head)
+		nvfab_head_kick(ns->head);
+}
+
+/**
+ * nvfab_mpath_path_changed() - a path's usability changed
+ * @ns: the path
+ *
+ * Tells the selector and re-runs the head's waiting bios.
+ *
+ * Context: process context (the selector hook itself must not sleep).
+ */
+void nvfab_mpath_path_changed(struct nvfab_ns *ns)
+{
+	struct nvfab_subsys *subsys = ns->ctrl->subsys;
+	struct nvfab_ps *ps;
+	int idx;
+
+	if (!subsys || !ns->head)
+		return;
+	idx = srcu_read_lock(&subsys->srcu);
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	if (ps && ps->ops->path_changed)
+		ps->ops->path_changed(ps, ns->ctrl->slot);
+	srcu_read_unlock(&subsys->srcu, idx);
+	nvfab_head_kick(ns->head);
+}
+
+static int nvfab_head_open(struct gendisk *disk, blk_mode_t mode)
+{
+	struct nvfab_ns_head *head = disk->private_data;
+
+	if (!test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+		return -ENXIO;
+	return 0;
+}
+
+static void nvfab_head_release(struct kref *ref)
+{
+	struct nvfab_ns_head *head = container_of(ref, struct nvfab_ns_head,
+						  ref);
+	struct nvfab_subsys *subsys = head->subsys;
+
+	ida_free(&subsys->head_ida, head->instance);
+	kfree(head);
+	put_device(&subsys->dev);
+}
+
+static void nvfab_head_put(struct nvfab_ns_head *head)
+{
+	kref_put(&head->ref, nvfab_head_release);
+}
+
+static void nvfab_head_free_disk(struct gendisk *disk)
+{
+	nvfab_head_put(disk->private_data);
+}
+
+static const struct block_device_operations nvfab_head_ops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= nvfab_head_submit_bio,
+	.open		= nvfab_head_open,
+	.ioctl		= nvfab_head_ioctl,
+	.compat_ioctl	= blkdev_compat_ptr_ioctl,
+	.free_disk	= nvfab_head_free_disk,
+};
+
+static struct nvfab_ns_head *dev_to_head(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t nsid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dev_to_head(dev)->nsid);
+}
+static DEVICE_ATTR_RO(nsid);
+
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%pU\n", &dev_to_head(dev)->ids.uuid);
+}
+static DEVICE_ATTR_RO(uuid);
+
+static ssize_t nguid_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return sysfs_emit(buf, "%pU\n", dev_to_head(dev)->ids.nguid);
+}
+static DEVICE_ATTR_RO(nguid);
+
+static ssize_t eui_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	return sysfs_emit(buf, "%8phD\n", dev_to_head(dev)->ids.eui64);
+}
+static DEVICE_ATTR_RO(eui);
+
+static struct attribute *nvfab_head_attrs[] = {
+	&dev_attr_nsid.attr,
+	&dev_attr_uuid.attr,
+	&dev_attr_nguid.attr,
+	&dev_attr_eui.attr,
+	NULL,
+};
+
+static const struct attribute_group nvfab_head_attr_group = {
+	.attrs = nvfab_head_attrs,
+};
+
+static struct attribute *nvfab_head_mpath_attrs[] = {
+	NULL,
+};
+
+static const struct attribute_group nvfab_head_mpath_group = {
+	.name = "multipath",
+	.attrs = nvfab_head_mpath_attrs,
+};
+
+static const struct attribute_group *nvfab_head_groups[] = {
+	&nvfab_head_attr_group,
+	&nvfab_head_mpath_group,
+	NULL,
+};
+
+static bool nvfab_ids_equal(const struct nvfab_ns_ids *a,
+			    const struct nvfab_ns_ids *b)
+{
+	return !memcmp(a->nguid, b->nguid, sizeof(a->nguid)) &&
+	       !memcmp(a->eui64, b->eui64, sizeof(a->eui64)) &&
+	       uuid_equal(&a->uuid, &b->uuid);
+}
+
+/*
+ * A head takes the limits of its paths; polling and NOWAIT only when every
+ * path has them (stacking clears them otherwise). A polled bio is polled
+ * on the path disk it was sent to.
+ */
+static void nvfab_head_base_limits(struct queue_limits *lim)
+{
+	blk_set_stacking_limits(lim);
+	lim->max_zone_append_sectors = 0;	/* no zoned namespaces */
+	lim->dma_alignment = 3;
+	lim->features |= BLK_FEAT_IO_STAT | BLK_FEAT_POLL | BLK_FEAT_NOWAIT;
+}
+
+static struct nvfab_ns_head *nvfab_alloc_head(struct nvfab_subsys *subsys,
+					      struct nvfab_ns *ns,
+					      struct nvfab_ns_ids *ids)
+{
+	struct queue_limits lim;
+	struct nvfab_ns_head *head;
+	int ret;
+
+	head = kzalloc(sizeof(*head), GFP_KERNEL);
+	if (!head)
+		return ERR_PTR(-ENOMEM);
+	ret = ida_alloc_min(&subsys->head_ida, 1, GFP_KERNEL);
+	if (ret < 0)
+		goto out_free;
+	head->instance = ret;
+	head->subsys = subsys;
+	head->nsid = ns->nsid;
+	head->ids = *ids;
+	kref_init(&head->ref);
+	INIT_LIST_HEAD(&head->paths);
+	spin_lock_init(&head->requeue_lock);
+	bio_list_init(&head->requeue_list);
+	INIT_WORK(&head->requeue_work, nvfab_requeue_work);
+	INIT_DELAYED_WORK(&head->nopath_work, nvfab_nopath_work);
+
+	nvfab_head_base_limits(&lim);
+	head->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+	if (IS_ERR(head->disk)) {
+		ret = PTR_ERR(head->disk);
+		goto out_ida;
+	}
+	head->disk->fops = &nvfab_head_ops;
+	head->disk->private_data = head;
+	snprintf(head->disk->disk_name, DISK_NAME_LEN, "nvfab%dn%d",
+		 subsys->instance, head->instance);
+	get_device(&subsys->dev);
+	return head;
+
+out_ida:
+	ida_free(&subsys->head_ida, head->instance);
+out_free:
+	kfree(head);
+	return ERR_PTR(ret);
+}
+
+/* Stack the limits of every path onto the head (subsys->lock held). */
+static void nvfab_head_update_limits(struct nvfab_ns_head *head)
+{
+	struct queue_limits lim;
+	struct nvfab_ns *ns;
+
+	lockdep_assert_held(&head->subsys->lock);
+	lim = queue_limits_start_update(head->disk->queue);
+	nvfab_head_base_limits(&lim);
+	list_for_each_entry(ns, &head->paths, siblings)
+		queue_limits_stack_bdev(&lim, ns->disk->part0, 0,
+					head->disk->disk_name);
+	if (queue_limits_commit_update(head->disk->queue, &lim))
+		dev_warn(disk_to_dev(head->disk), "limits not updated\n");
+}
+
+/*
+ * A head whose identifiers clash with a path's is stale for that NSID: the
+ * namespace was remapped. Its paths are rescanned, and move or go.
+ */
+static void nvfab_rescan_stale(struct nvfab_subsys *subsys,
+			       struct nvfab_ns_head *stale)
+{
+	struct nvfab_ns *ns;
+
+	lockdep_assert_held(&subsys->lock);
+	list_for_each_entry(ns, &stale->paths, siblings)
+		nvfab_queue_scan(ns->ctrl);
+}
+
+/**
+ * nvfab_mpath_add_ns() - attach a new path to its head
+ * @ns: a namespace whose disk is set up but not added
+ * @ids: its identifiers
+ *
+ * Finds the head with this NSID and identifiers, or creates one. A head
+ * with the NSID but other identifiers is never joined: the namespace was
+ * remapped, and the other controllers are asked to rescan. The path disk
+ * is named nvfabXcCnY.
+ *
+ * Context: may sleep; takes subsys->lock.
+ * Return: 0 or a negative errno; on failure @ns has no head.
+ */
+int nvfab_mpath_add_ns(struct nvfab_ns *ns, struct nvfab_ns_ids *ids)
+{
+	struct nvfab_ctrl *ctrl = ns->ctrl;
+	struct nvfab_subsys *subsys = ctrl->subsys;
+	struct nvfab_ns_head *head = NULL, *h;
+
+	if (!subsys)
+		return -ENODEV;
+	mutex_lock(&subsys->lock);
+	list_for_each_entry(h, &subsys->heads, entry) {
+		if (h->nsid != ns->nsid)
+			continue;
+		if (nvfab_ids_equal(&h->ids, ids)) {
+			head = h;
+			break;
+		}
+		dev_info(ctrl->device, "nsid %u: identifiers differ from %s: a new namespace\n",
+			 ns->nsid, h->disk->disk_name);
+		nvfab_rescan_stale(subsys, h);
+	}
+	if (!head) {
+		head = nvfab_alloc_head(subsys, ns, ids);
+		if (IS_ERR(head)) {
+			mutex_unlock(&subsys->lock);
+			return PTR_ERR(head);
+		}
+		list_add_tail(&head->entry, &subsys->heads);
+	}
+	kref_get(&head->ref);	/* the path's */
+	head->nr_paths++;
+	ns->head = head;
+	snprintf(ns->disk->disk_name, DISK_NAME_LEN, "nvfab%dc%dn%d",
+		 subsys->instance, ctrl->instance, head->instance);
+	ns->path.slot = ctrl->slot;
+	ns->path.numa_node = dev_to_node(ctrl->device);
+	ns->path.inflight = &ctrl->mp_inflight;
+	mutex_unlock(&subsys->lock);
+	return 0;
+}
+
+/**
+ * nvfab_mpath_ns_added() - publish a path whose disk was added
+ * @ns: the path
+ *
+ * Puts the path on its head's list, and adds the head's disk with the
+ * first path.
+ *
+ * Context: may sleep; takes subsys->lock.
+ * Return: 0 or a negative errno (the head's disk could not be added).
+ */
+int nvfab_mpath_ns_added(struct nvfab_ns *ns)
+{
+	struct nvfab_ns_head *head = ns->head;
+	struct nvfab_subsys *subsys = head->subsys;
+	int ret = 0;
+
+	mutex_lock(&subsys->lock);
+	list_add_tail_rcu(&ns->siblings, &head->paths);
+	nvfab_head_update_limits(head);
+	set_capacity_and_notify(head->disk, get_capacity(ns->disk));
+	if (!test_and_set_bit(NVFAB_HEAD_DISK_ADDED, &head->flags)) {
+		set_bit(NVFAB_HEAD_DISK_LIVE, &head->flags);
+		ret = device_add_disk(&subsys->dev, head->disk,
+				      nvfab_head_groups);
+		if (ret) {
+			clear_bit(NVFAB_HEAD_DISK_LIVE, &head->flags);
+			dev_err(ns->ctrl->device, "%s not added: %d\n",
+				head->disk->disk_name, ret);
+		}
+	}
+	if (test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags) &&
+	    sysfs_add_link_to_group(&disk_to_dev(head->disk)->kobj,
+				    "multipath", &disk_to_dev(ns->disk)->kobj,
+				    ns->disk->disk_name))
+		dev_warn(ns->ctrl->device, "no multipath link for %s\n",
+			 ns->disk->disk_name);
+	mutex_unlock(&subsys->lock);
+	nvfab_head_kick(head);
+	return ret;
+}
+
+/**
+ * nvfab_mpath_set_capacity() - a path's namespace changed size
+ * @ns: the path
+ * @capacity: new size, 512-byte sectors
+ *
+ * Context: may sleep.
+ */
+void nvfab_mpath_set_capacity(struct nvfab_ns *ns, sector_t capacity)
+{
+	if (ns->head)
+		set_capacity_and_notify(ns->head->disk, capacity);
+}
+
+/* Fail every bio still waiting on a head that lost its disk. */
+static void nvfab_head_fail_waiting(struct nvfab_ns_head *head)
+{
+	struct bio *bio, *next;
+
+	spin_lock_irq(&head->requeue_lock);
+	next = bio_list_get(&head->requeue_list);
+	spin_unlock_irq(&head->requeue_lock);
+	while ((bio = next) != NULL) {
+		next = bio->bi_next;
+		bio->bi_next = NULL;
+		bio_io_error(bio);
+	}
+}
+
+/**
+ * nvfab_mpath_remove_ns() - stop routing I/O to a path that is going away
+ * @ns: the path; its disk is still there
+ *
+ * After this returns no new bio is sent to @ns; bios waiting on the head
+ * are re-run (and fail over or wait).
+ *
+ * Context: may sleep (SRCU grace period); takes subsys->lock.
+ */
+void nvfab_mpath_remove_ns(struct nvfab_ns *ns)
+{
+	struct nvfab_ns_head *head = ns->head;
+	struct nvfab_subsys *subsys;
+
+	if (!head)
+		return;
+	subsys = head->subsys;
+	set_bit(NVFAB_NS_REMOVING, &ns->flags);
+	mutex_lock(&subsys->lock);
+	if (test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+		sysfs_remove_link_from_group(&disk_to_dev(head->disk)->kobj,
+					     "multipath", ns->disk->disk_name);
+	list_del_rcu(&ns->siblings);
+	mutex_unlock(&subsys->lock);
+	synchronize_srcu(&subsys->srcu);
+	nvfab_head_kick(head);
+}
+
+/**
+ * nvfab_mpath_ns_removed() - drop a removed path's head reference
+ * @ns: the path, whose disk is deleted
+ *
+ * The head's disk goes with its last path; bios still waiting fail.
+ *
+ * Context: may sleep; takes subsys->lock.
+ */
+void nvfab_mpath_ns_removed(struct nvfab_ns *ns)
+{
+	struct nvfab_ns_head *head = ns->head;
+	struct nvfab_subsys *subsys;
+	bool last;
+
+	if (!head)
+		return;
+	subsys = head->subsys;
+	mutex_lock(&subsys->lock);
+	last = !--head->nr_paths;
+	if (last)
+		list_del_init(&head->entry);
+	else if (test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+		nvfab_head_update_limits(head);
+	mutex_unlock(&subsys->lock);
+
+	if (last) {
+		cancel_delayed_work_sync(&head->nopath_work);
+		if (test_and_clear_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+			del_gendisk(head->disk);
+		flush_work(&head->requeue_work);
+		nvfab_head_fail_waiting(head);
+		/* the disk's reference goes in ->free_disk, if it was added */
+		if (!test_bit(NVFAB_HEAD_DISK_ADDED, &head->flags))
+			nvfab_head_put(head);
+		put_disk(head->disk);
+	}
+	ns->head = NULL;
+	nvfab_head_put(head);	/* the path's */
+}
+
+/* ---- requests on a path ---- */
+
+/**
+ * nvfab_mpath_start_request() - account a multipath request being sent
+ * @rq: a request of a path disk, NVFAB_REQ_MPATH set
+ *
+ * Context: any context (queue_rq); no lock.
+ */
+void nvfab_mpath_start_request(struct request *rq)
+{
+	struct nvfab_ns *ns = rq->q->queuedata;
+	struct nvfab_request *req = nvfab_req(rq);
+	struct nvfab_subsys *subsys = ns->ctrl->subsys;
+	struct nvfab_ps *ps;
+	int idx;
+
+	req->flags |= NVFAB_REQ_MPATH_ACCT;
+	req->start_ns = ktime_get_ns();
+	atomic_inc(&ns->ctrl->mp_inflight);
+	idx = srcu_read_lock(&subsys->srcu);
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	if (ps && ps->ops->start_io)
+		ps->ops->start_io(ps, &ns->path, blk_rq_bytes(rq));
+	srcu_read_unlock(&subsys->srcu, idx);
+}
+
+/**
+ * nvfab_mpath_end_request() - account a multipath request that finished
+ * @rq: the request, NVFAB_REQ_MPATH_ACCT set
+ * @status: how it ended (path errors included)
+ *
+ * Context: any context (completion, softirq included); no lock.
+ */
+void nvfab_mpath_end_request(struct request *rq, blk_status_t status)
+{
+	struct nvfab_ns *ns = rq->q->queuedata;
+	struct nvfab_request *req = nvfab_req(rq);
+	struct nvfab_subsys *subsys = ns->ctrl->subsys;
+	struct nvfab_ps *ps;
+	u64 lat = ktime_get_ns() - req->start_ns;
+	int idx;
+
+	req->flags &= ~NVFAB_REQ_MPATH_ACCT;
+	atomic_dec(&ns->ctrl->mp_inflight);
+	idx = srcu_read_lock(&subsys->srcu);
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	if (ps && ps->ops->end_io)
+		ps->ops->end_io(ps, &ns->path, blk_rq_bytes(rq), lat, status);
+	srcu_read_unlock(&subsys->srcu, idx);
+}
+
+/**
+ * nvfab_mpath_failover() - give a failed request's bios back to the head
+ * @rq: a multipath request that failed with a path error
+ *
+ * An ANA status marks the path unusable until the ANA log is read again.
+ * The bios go to the head's requeue list, the request ends with no data,
+ * and the head sends them on another path.
+ *
+ * Context: any context (completion).
+ * Return: true if the bios were taken over, false if @rq has no head.
+ */
+bool nvfab_mpath_failover(struct request *rq)
+{
+	struct nvfab_ns *ns = rq->q->queuedata;
+	struct nvfab_ns_head *head = ns->head;
+	u16 status = nvfab_req(rq)->status & NVME_SCT_SC_MASK;
+	unsigned long flags;
+	struct bio *bio;
+
+	if (!head)
+		return false;
+	switch (status) {
+	case NVME_SC_ANA_TRANSITION:
+	case NVME_SC_ANA_INACCESSIBLE:
+	case NVME_SC_ANA_PERSISTENT_LOSS:
+		nvfab_ana_error(ns, status);
+		break;
+	default:
+		break;
+	}
+
+	spin_lock_irqsave(&head->requeue_lock, flags);
+	for (bio = rq->bio; bio; bio = bio->bi_next) {
+		/* a polled bio cannot wait on another queue's poller */
+		if (bio->bi_opf & REQ_POLLED) {
+			bio->bi_opf &= ~REQ_POLLED;
+			bio->bi_cookie = BLK_QC_T_NONE;
+		}
+	}
+	blk_steal_bios(&head->requeue_list, rq);
+	spin_unlock_irqrestore(&head->requeue_lock, flags);
+
+	nvfab_req(rq)->status = 0;
+	blk_mq_end_request(rq, BLK_STS_OK);
+	nvfab_head_kick(head);
+	return true;
+}
+
+/* ---- path disk attributes ---- */
+
+static const char * const nvfab_ana_names[] = {
+	[NVME_ANA_OPTIMIZED]		= "optimized",
+	[NVME_ANA_NONOPTIMIZED]		= "non-optimized",
+	[NVME_ANA_INACCESSIBLE]		= "inaccessible",
+	[NVME_ANA_PERSISTENT_LOSS]	= "persistent-loss",
+	[NVME_ANA_CHANGE]		= "change",
+};
+
+/**
+ * nvfab_ana_state_name() - the sysfs name of an ANA state
+ * @state: enum nvme_ana_state
+ *
+ * Context: any context.
+ * Return: the name, or "unknown".
+ */
+const char *nvfab_ana_state_name(u8 state)
+{
+	if (state < ARRAY_SIZE(nvfab_ana_names) && nvfab_ana_names[state])
+		return nvfab_ana_names[state];
+	return "unknown";
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_ana_state_name);
+
+static struct nvfab_ns *dev_to_path(struct device *dev)
+{
+	return dev_to_disk(dev)->private_data;
+}
+
+static ssize_t ana_state_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	struct nvfab_ns *ns = dev_to_path(dev);
+
+	return sysfs_emit(buf, "%s\n",
+			  nvfab_ana_state_name(READ_ONCE(ns->path.ana_state)));
+}
+static DEVICE_ATTR_RO(ana_state);
+
+static ssize_t ana_grpid_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dev_to_path(dev)->anagrpid);
+}
+static DEVICE_ATTR_RO(ana_grpid);
+
+static ssize_t routed_ios_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  (u64)atomic64_read(&dev_to_path(dev)->routed_ios));
+}
+static DEVICE_ATTR_RO(routed_ios);
+
+static ssize_t ps_status_show(struct device *dev, struct device_attribute *attr,
+			      char *buf)
+{
+	struct nvfab_ns *ns = dev_to_path(dev);
+	struct nvfab_subsys *subsys = ns->ctrl->subsys;
+	struct nvfab_ps *ps;
+	int idx, len = 0;
+
+	if (!subsys)
+		return sysfs_emit(buf, "\n");
+	idx = srcu_read_lock(&subsys->srcu);
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	if (ps && ps->ops->path_status)
+		len = ps->ops->path_status(ps, ns->ctrl->slot, buf,
+					   PAGE_SIZE - 1);
+	srcu_read_unlock(&subsys->srcu, idx);
+	len = clamp(len, 0, (int)PAGE_SIZE - 2);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	buf[len++] = '\n';
+	return len;
+}
+static DEVICE_ATTR_RO(ps_status);
+
+static struct attribute *nvfab_path_attrs[] = {
+	&dev_attr_ana_state.attr,
+	&dev_attr_ana_grpid.attr,
+	&dev_attr_routed_ios.attr,
+	&dev_attr_ps_status.attr,
+	NULL,
+};
+
+static const struct attribute_group nvfab_path_attr_group = {
+	.attrs = nvfab_path_attrs,
+};
+
+const struct attribute_group *nvfab_path_disk_groups[] = {
+	&nvfab_path_attr_group,
+	NULL,
+};
+
+/**
+ * nvfab_mpath_init() - register the built-in path selectors
+ *
+ * Context: module init.
+ * Return: 0 or a negative errno.
+ */
+int nvfab_mpath_init(void)
+{
+	return nvfab_ps_builtin_init();
+}
+
+/**
+ * nvfab_mpath_exit() - unregister the built-in path selectors
+ *
+ * Context: module exit; every controller is gone.
+ */
+void nvfab_mpath_exit(void)
+{
+	nvfab_ps_builtin_exit();
+	ida_destroy(&nvfab_subsys_ida);
+}
+
+/* Any path whose controller is live: admin commands need no ANA access. */
+static struct nvfab_ns *nvfab_any_live_path(struct nvfab_ns_head *head)
+{
+	struct nvfab_ns *ns;
+
+	list_for_each_entry_srcu(ns, &head->paths, siblings,
+				 srcu_read_lock_held(&head->subsys->srcu)) {
+		if (!(ns->flags & BIT(NVFAB_NS_REMOVING)) &&
+		    nvfab_ctrl_state(ns->ctrl) == NVFAB_CTRL_LIVE)
+			return ns;
+	}
+	return NULL;
+}
+
+/**
+ * nvfab_head_ioctl() - nvme ioctls on /dev/nvfabXnY
+ * @bdev: the head's block device
+ * @mode: open mode
+ * @cmd: NVME_IOCTL_*
+ * @arg: user pointer or value
+ *
+ * Sent through the path the selector picks, or else any path whose
+ * controller is live (so that Identify and Get Log Page work while no path
+ * has ANA access).
+ *
+ * Context: process context; may sleep (inside subsys->srcu).
+ * Return: as nvfab_ns_ioctl(); -ENODEV when no controller is live.
+ */
+int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
+		     unsigned int cmd, unsigned long arg)
+{
+	struct nvfab_ns_head *head = bdev->bd_disk->private_data;
+	struct nvfab_subsys *subsys = head->subsys;
+	struct nvfab_ns *ns;
+	int idx, ret;
+
+	if (cmd == NVME_IOCTL_ID)
+		return head->nsid;
+	idx = srcu_read_lock(&subsys->srcu);
+	ns = nvfab_select_path(head, 0);
+	if (!ns)
+		ns = nvfab_any_live_path(head);
+	ret = ns ? nvfab_path_ioctl(ns, cmd, (void __user *)arg) : -ENODEV;
+	srcu_read_unlock(&subsys->srcu, idx);
+	return ret;
+}
