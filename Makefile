@@ -66,6 +66,7 @@ check:
 # phases, a larger mutation test, more module load cycles.
 check-full:
 	NVFAB_CONNECT_LOOPS=50 NVFAB_FIO_RUNTIME=30 NVFAB_FUZZ_COUNT=3000 \
+	NVFAB_ANA_SECONDS=90 NVFAB_REMAP_ROUNDS=10 \
 	NVFAB_MODULE_ROUNDS=20 NVFAB_SELFTEST_TIMEOUT=7200 \
 	NVFAB_VM_TIMEOUT=9000 tools/testing/vm/check-all.sh
 
@@ -79,8 +80,7 @@ dkms-install:
 	scripts/dkms-install.sh $(KVER)
 
 demo:
-	@echo "make demo: not yet implemented (see issue 'The main job')." >&2
-	@exit 1
+	tools/demo/demo.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true

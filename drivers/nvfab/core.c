@@ -894,7 +894,11 @@ static void nvfab_keep_alive_work(struct work_struct *work)
 	nvfab_req(rq)->cmd->common.opcode = nvme_admin_keep_alive;
 	nvfab_req(rq)->flags = 0;
 	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
-	rq->timeout = ctrl->kato * HZ;
+	/*
+	 * blk-mq rounds request deadlines up to a whole second; one second
+	 * less keeps detection within KATO / 2 + KATO + 1 s of a silent loss.
+	 */
+	rq->timeout = max_t(unsigned long, (ctrl->kato - 1) * HZ, HZ);
 	rq->end_io = nvfab_keep_alive_end_io;
 	rq->end_io_data = ctrl;
 	blk_execute_rq_nowait(rq, false);

@@ -124,6 +124,42 @@ static int nvfab_passthru(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
 	return ret;
 }
 
+/*
+ * I/O passthrough on /dev/nvfabN: through this controller (one path) to
+ * the namespace the command's NSID names, so that a path can be read or
+ * written on its own. The namespace stays while the command runs.
+ */
+static int nvfab_dev_io_cmd(struct nvfab_ctrl *ctrl, void __user *argp,
+			    bool is64)
+{
+	struct nvfab_ns *ns;
+	bool found = false;
+	u32 nsid;
+	int ret = 0;
+
+	/* nsid sits at the same offset in both passthrough structures */
+	BUILD_BUG_ON(offsetof(struct nvme_passthru_cmd, nsid) !=
+		     offsetof(struct nvme_passthru_cmd64, nsid));
+	if (copy_from_user(&nsid, argp + offsetof(struct nvme_passthru_cmd,
+						  nsid), sizeof(nsid)))
+		return -EFAULT;
+	down_read(&ctrl->namespaces_rwsem);
+	list_for_each_entry(ns, &ctrl->namespaces, list) {
+		if (ns->nsid == nsid) {
+			ret = nvfab_passthru(ctrl, ns, argp, is64);
+			found = true;
+			break;
+		}
+	}
+	up_read(&ctrl->namespaces_rwsem);
+	if (!found) {
+		dev_err(ctrl->device, "I/O passthrough: no namespace %u on this controller\n",
+			nsid);
+		return -EINVAL;
+	}
+	return ret;
+}
+
 /**
  * nvfab_dev_ioctl() - ioctls of /dev/nvfabN
  * @file: the open character device
@@ -131,8 +167,12 @@ static int nvfab_passthru(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
  * @arg: user pointer or value
  *
  * Context: process context; may sleep.
+ * I/O passthrough (NVME_IOCTL_IO_CMD, _IO64_CMD) goes to the namespace
+ * the command's NSID names, through this controller only.
+ *
  * Return: 0 or a positive NVMe status for passthrough, -ENOTTY for an
- * unknown ioctl, or another negative errno.
+ * unknown ioctl, -EINVAL for I/O to a namespace this controller does not
+ * have, or another negative errno.
  */
 long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
@@ -155,10 +195,9 @@ long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case NVME_IOCTL_SUBSYS_RESET:
 		return -ENOTTY;
 	case NVME_IOCTL_IO_CMD:
+		return nvfab_dev_io_cmd(ctrl, argp, false);
 	case NVME_IOCTL_IO64_CMD:
-		/* as upstream: only on the namespace's block device */
-		dev_warn(ctrl->device, "use the namespace device for I/O passthrough\n");
-		return -ENOTTY;
+		return nvfab_dev_io_cmd(ctrl, argp, true);
 	default:
 		return -ENOTTY;
 	}

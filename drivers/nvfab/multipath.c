@@ -747,6 +747,14 @@ static void nvfab_head_queue_bio(struct nvfab_ns_head *head, struct bio *bio,
 				 nvfab_no_path_tmo(head) * HZ);
 }
 
+/* A path is usable again: the next wait gets a full no_path_tmo. */
+static void nvfab_nopath_over(struct nvfab_ns_head *head)
+{
+	clear_bit(NVFAB_HEAD_NOPATH_EXPIRED, &head->flags);
+	if (test_and_clear_bit(NVFAB_HEAD_NOPATH_TIMER, &head->flags))
+		cancel_delayed_work(&head->nopath_work);
+}
+
 static void nvfab_head_submit_bio(struct bio *bio)
 {
 	struct nvfab_ns_head *head = bio->bi_bdev->bd_disk->private_data;
@@ -761,8 +769,10 @@ static void nvfab_head_submit_bio(struct bio *bio)
 	idx = srcu_read_lock(&subsys->srcu);
 	ns = nvfab_select_path(head, bio->bi_iter.bi_size);
 	if (likely(ns)) {
-		if (unlikely(head->flags & BIT(NVFAB_HEAD_NOPATH_EXPIRED)))
-			clear_bit(NVFAB_HEAD_NOPATH_EXPIRED, &head->flags);
+		if (unlikely(READ_ONCE(head->flags) &
+			     (BIT(NVFAB_HEAD_NOPATH_EXPIRED) |
+			      BIT(NVFAB_HEAD_NOPATH_TIMER))))
+			nvfab_nopath_over(head);
 		bio_set_dev(bio, ns->disk->part0);
 		bio->bi_opf |= NVFAB_REQ_MPATH;
 		atomic64_inc(&ns->routed_ios);

@@ -322,7 +322,7 @@ struct nvfab_ctrl {
 	u8				anatt;
 	u32				nanagrpid;
 	u32				anagrpmax;
-	struct mutex			ana_lock;
+	struct mutex			ana_lock;	/* see above */
 	void				*ana_log;	/* protected by ana_lock */
 	size_t				ana_log_size;
 	struct xarray			ana_groups;

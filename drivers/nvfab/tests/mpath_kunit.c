@@ -14,11 +14,21 @@
 
 #define NP	4
 
-enum { L = NVFAB_CTRL_LIVE, C = NVFAB_CTRL_CONNECTING,
-       R = NVFAB_CTRL_RESETTING, D = NVFAB_CTRL_DELETING };
-enum { O = NVME_ANA_OPTIMIZED, N = NVME_ANA_NONOPTIMIZED,
-       I = NVME_ANA_INACCESSIBLE, P = NVME_ANA_PERSISTENT_LOSS,
-       X = NVME_ANA_CHANGE };
+/* short names for the tables */
+enum {
+	L = NVFAB_CTRL_LIVE,
+	C = NVFAB_CTRL_CONNECTING,
+	R = NVFAB_CTRL_RESETTING,
+	D = NVFAB_CTRL_DELETING,
+};
+
+enum {
+	O = NVME_ANA_OPTIMIZED,
+	N = NVME_ANA_NONOPTIMIZED,
+	I = NVME_ANA_INACCESSIBLE,
+	P = NVME_ANA_PERSISTENT_LOSS,
+	X = NVME_ANA_CHANGE,
+};
 
 /* A fake head with up to NP paths, each on its own fake controller. */
 struct fake_mp {
@@ -110,6 +120,7 @@ static void tier_desc(const struct tier_case *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(tier, tier_cases, tier_desc);
 
 static void nvfab_tier_test(struct kunit *test)
@@ -176,6 +187,7 @@ static void nopath_desc(const struct nopath_case *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(nopath, nopath_cases, nopath_desc);
 
 static void nvfab_nopath_test(struct kunit *test)
@@ -273,18 +285,20 @@ static void qd_desc(const struct qd_case *c, char *desc)
 {
 	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
 }
+
 KUNIT_ARRAY_PARAM(qd, qd_cases, qd_desc);
 
 static void nvfab_qd_test(struct kunit *test)
 {
 	const struct qd_case *c = test->param_value;
 	struct sel_env *e = sel_env_new(test, "queue-depth", c->n);
+	struct nvfab_path *got;
 	int i;
 
 	for (i = 0; i < c->n; i++)
 		atomic_set(&e->inflight[i], c->depth[i]);
-	KUNIT_EXPECT_EQ(test, sel_index(e, e->ps.ops->select_path(&e->ps,
-						&e->tier, 4096)), c->want);
+	got = e->ps.ops->select_path(&e->ps, &e->tier, 4096);
+	KUNIT_EXPECT_EQ(test, sel_index(e, got), c->want);
 	sel_env_free(e);
 }
 
@@ -327,6 +341,7 @@ static void nvfab_registry_test(struct kunit *test)
 	struct nvfab_ps_ops mine = { .name = "kunit-first",
 				     .owner = THIS_MODULE,
 				     .select_path = first_path };
+	static const char long_name[] = "a-name-far-too-long-for-a-selector";
 	struct nvfab_ps_ops *ops;
 
 	KUNIT_EXPECT_EQ(test, nvfab_register_ps(&dup), -EBUSY);
@@ -342,8 +357,7 @@ static void nvfab_registry_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, nvfab_get_ps_ops(""));
 	KUNIT_EXPECT_NULL(test, nvfab_get_ps_ops("../evil"));
 	KUNIT_EXPECT_NULL(test, nvfab_get_ps_ops("Round Robin"));
-	KUNIT_EXPECT_NULL(test,
-		nvfab_get_ps_ops("a-name-that-is-far-too-long-for-a-selector"));
+	KUNIT_EXPECT_NULL(test, nvfab_get_ps_ops(long_name));
 }
 
 static void nvfab_ana_names_test(struct kunit *test)
@@ -373,6 +387,7 @@ static struct kunit_suite nvfab_mpath_suite = {
 	.name = "nvfab_mpath",
 	.test_cases = nvfab_mpath_cases,
 };
+
 kunit_test_suite(nvfab_mpath_suite);
 
 MODULE_DESCRIPTION("KUnit tests for nvfab multipath tiering and selectors");

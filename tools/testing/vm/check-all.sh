@@ -124,9 +124,9 @@ else
 	stock_ok=0
 fi
 
-# Guest limits: the selftests take about 20 minutes of TCG time.
-export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-2100}
-export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-2700}
+# Guest limits: the selftests take about 25 minutes of TCG time.
+export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-3000}
+export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-3600}
 
 step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
 guest "test-kernel guest" "$out/test"
