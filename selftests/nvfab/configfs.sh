@@ -72,9 +72,19 @@ def="$(cat "$E/iopolicy" 2>/dev/null)|$(cat "$E/no_path_tmo" 2>/dev/null)"
 ktap_check "defaults: iopolicy empty, no_path_tmo auto (got '$def')" \
 	test "$def" = "|auto"
 
-# cfs_write FILE VALUE: one write of printf %b VALUE; WERR is the error.
+# cfs_write FILE VALUE: one write(2) of printf %b VALUE (the shell's
+# printf may split it at newlines, and configfs stores each write); WERR
+# is the error.
 cfs_write() {
-	WERR=$({ printf '%b' "$2" >"$1"; } 2>&1)
+	WERR=$(python3 -c '
+import codecs, os, sys
+data = codecs.decode(sys.argv[2], "unicode_escape").encode("latin-1")
+fd = os.open(sys.argv[1], os.O_WRONLY)
+try:
+    os.write(fd, data)
+except OSError as e:
+    sys.exit("write error: " + os.strerror(e.errno))
+' "$1" "$2" 2>&1)
 }
 
 # The last write succeeded and the file read back $want.

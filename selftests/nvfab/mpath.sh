@@ -74,7 +74,7 @@ FLOW0=
 fio_bg() {
 	local name=$1 rt=$2
 	shift 2
-	fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
+	fio --name="$name" --filename="$DEV" --allow_file_create=0 --ioengine=libaio --direct=1 \
 		--rw=randrw --bs=4k --iodepth=8 --size=32m --time_based \
 		--runtime="$rt" --verify=crc32c --verify_fatal=1 \
 		--verify_backlog=32 "$@" >"$TMP/fio-$name.out" 2>&1 &

@@ -23,7 +23,7 @@ ktap_set_plan 31
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
 	shift 2
-	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
+	fio --name="$name" --filename="$dev" --allow_file_create=0 --ioengine=libaio --direct=1 \
 		--rw=randrw --bsrange=4k-1m --iodepth=8 --size=64m \
 		--time_based --runtime="$FIO_RUNTIME" --verify=crc32c \
 		--verify_fatal=1 --verify_backlog=64 --do_verify=1 \

@@ -37,6 +37,16 @@ nvfab_head_ready() {
 	DEV=$(nvfab_head_dev "$1" "$2") && test -b "$DEV"
 }
 
+# nvfab_clean_dev: remove regular files that an I/O tool created under a
+# vanished /dev/nvfab* name; they would hide the next device node.
+nvfab_clean_dev() {
+	local f
+	for f in /dev/nvfab*; do
+		[ -f "$f" ] && rm -f "$f"
+	done
+	return 0
+}
+
 # nvfab_connect EXTRA: connect over path 1 with extra ",key=value" options
 # and wait for namespace 1's block device.
 nvfab_connect() {
@@ -46,6 +56,7 @@ nvfab_connect() {
 # nvfab_connect_path PATH EXTRA: as nvfab_connect, over path PATH.
 nvfab_connect_path() {
 	local opts n
+	nvfab_clean_dev
 	opts="transport=tcp,traddr=$(topo_tgt_addr "$1"),trsvcid=$NVMET_TRSVCID"
 	opts="$opts,host_traddr=$(topo_host_addr "$1"),nqn=$NVMET_NQN${2:-}"
 	exec 3<>/dev/nvfab-fabrics || return 1
@@ -78,6 +89,7 @@ nvfab_delete_all() {
 
 # For "trap nvfab_tcp_cleanup EXIT".
 nvfab_tcp_cleanup() {
+	nvfab_clean_dev
 	nvfab_delete_all >/dev/null 2>&1
 	nvfab_unload nvfab-ps-service-time nvfab-tcp nvfab-fabrics nvfab-core \
 		>/dev/null 2>&1

@@ -41,7 +41,7 @@ ktap_check "target and modules up" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
 # 1. Port removed and restored under fio verify.
 connect ",reconnect_delay=1,ctrl_loss_tmo=60"
 dev=$DEV
-fio --name=cut --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+fio --name=cut --filename="$dev" --allow_file_create=0 --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=4 --size=16m --time_based --runtime=25 \
 	--verify=crc32c --verify_fatal=1 --verify_backlog=32 \
 	>/tmp/fio-cut.out 2>&1 &
@@ -106,7 +106,7 @@ delete_ctrl
 # 5. Reset and delete during I/O.
 connect ",reconnect_delay=1"
 dev=$DEV
-fio --name=reset --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw \
+fio --name=reset --filename="$dev" --allow_file_create=0 --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=8 --size=16m --time_based --runtime=12 \
 	--verify=crc32c --verify_fatal=1 --verify_backlog=32 \
 	>/tmp/fio-reset.out 2>&1 &
@@ -119,7 +119,7 @@ wait "$FIOPID"
 rc=$?
 FIOPID=
 ktap_check "fio verify across two resets: 0 errors (rc $rc)" test "$rc" = 0
-fio --name=del --filename="$dev" --ioengine=libaio --direct=1 --rw=randread \
+fio --name=del --filename="$dev" --allow_file_create=0 --ioengine=libaio --direct=1 --rw=randread \
 	--bs=4k --iodepth=8 --size=16m --time_based --runtime=30 \
 	>/dev/null 2>&1 &
 FIOPID=$!

@@ -450,7 +450,7 @@ fio_start() {
 		--runtime="$rt" --verify=crc32c --verify_backlog=32)
 	for d; do
 		n=$((n + 1))
-		args+=(--name="job$n" --filename="$d")
+		args+=(--name="job$n" --filename="$d" --allow_file_create=0)
 		shown+=(--name="job$n" --filename="$d")
 	done
 	show_cmd "${shown[*]}"
@@ -648,8 +648,12 @@ prepare() {
 	say "target: the in-kernel nvmet, in network namespace $TOPO_NS"
 	say "  subsystem $NQN"
 	say "  $NVMET_NS_COUNT namespaces on null_blk (memory-backed, 1 GiB each)"
-	# whatever an interrupted earlier run left behind goes first
+	# whatever an interrupted earlier run left behind goes first: the
+	# target, and regular files created under vanished /dev/nvfab* names
 	nvmet_teardown >/dev/null 2>&1
+	for f in /dev/nvfab*; do
+		[ -f "$f" ] && rm -f "$f"
+	done
 	if ! topo_up "$NPATHS" || ! nvmet_setup "$NPATHS"; then
 		say "could not set up the target"
 		return 1
