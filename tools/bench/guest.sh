@@ -229,11 +229,12 @@ find_head() { "${INIT}_find_head"; }
 disconnect() { "disconnect_$INIT"; }
 ctrl_dir() { "${INIT}_ctrl_dir" "$1"; }
 
-# Paths of the head (its "multipath" links) and their ANA state as the
-# host sees it: path disk <prefix>c<ctrl>n<head> for controller CT[PATH].
+# Paths of the head and their ANA state as the host sees it: the path
+# disks <prefix>c<ctrl>n<head> in /sys/block (the in-kernel host of 6.12
+# has no "multipath" directory on its heads; both have the path disks).
 npaths() {
-	local l n=0
-	for l in "$SYS/block/${DEV##*/}/multipath"/*; do
+	local h=${DEV##*/} l n=0
+	for l in "$SYS/block/${h%n*}c"*"n${h##*n}"; do
 		[ -e "$l" ] && n=$((n + 1))
 	done
 	echo "$n"
@@ -241,7 +242,7 @@ npaths() {
 two_paths() { [ "$(npaths)" = 2 ]; }
 path_ana() {
 	local h=${DEV##*/}
-	cat "$SYS/block/$h/multipath/${h%n*}c${CT[$1]:-none}n${h##*n}/ana_state" 2>/dev/null
+	cat "$SYS/block/${h%n*}c${CT[$1]:-none}n${h##*n}/ana_state" 2>/dev/null
 }
 ana_is() { [ "$(path_ana 1)" = "$1" ] && [ "$(path_ana 2)" = "$2" ]; }
 

@@ -100,8 +100,8 @@ mock_functions() {
 		[ -e "$sub/iopolicy" ] || echo numa >"$sub/iopolicy"
 		echo 1 >"$sub/$head/nsid"
 		ln -sfn "$c" "$sub/${c##*/}"
-		mkdir -p "$SYS/block/$head/multipath/${head%n*}c$2n1"
-		echo "${TGT_ANA[$3]}" >"$SYS/block/$head/multipath/${head%n*}c$2n1/ana_state"
+		mkdir -p "$SYS/block/$head" "$SYS/block/${head%n*}c$2n1"
+		echo "${TGT_ANA[$3]}" >"$SYS/block/${head%n*}c$2n1/ana_state"
 		nodeblk "$DEVD/$head"
 	}
 	nvfab_connect_path() {
@@ -114,7 +114,7 @@ mock_functions() {
 	disconnect_nvfab() {
 		echo "nvfab disconnect" >>"$EV"
 		rm -rf "$SYS"/class/nvfab/nvfab[0-9]* "$SYS/class/nvfab-subsystem" \
-			"$SYS/block/nvfab0n1" "$DEVD/nvfab0n1"
+			"$SYS/block/nvfab0n1" "$SYS"/block/nvfab0c*n1 "$DEVD/nvfab0n1"
 	}
 	nvme() {
 		local a p
@@ -130,14 +130,14 @@ mock_functions() {
 		disconnect)
 			echo "kernel disconnect" >>"$EV"
 			rm -rf "$SYS"/class/nvme/nvme[0-9]* "$SYS/class/nvme-subsystem" \
-				"$SYS/block/nvme0n1" "$DEVD/nvme0n1"
+				"$SYS/block/nvme0n1" "$SYS"/block/nvme0c*n1 "$DEVD/nvme0n1"
 			;;
 		esac
 	}
 	# The host's view of each path follows the target at once.
 	mock_sync_ana() {
 		local l name kind c
-		for l in "$SYS"/block/*/multipath/*; do
+		for l in "$SYS"/block/*c*n1; do
 			[ -e "$l" ] || continue
 			name=${l##*/}
 			kind=${name%%[0-9]*}
