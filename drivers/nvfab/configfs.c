@@ -142,8 +142,7 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_cfg_parse_iopolicy);
  * Context: any context.
  * Return: 0, or -EINVAL when @buf is neither (overflow included).
  */
-VISIBLE_IF_KUNIT int nvfab_cfg_parse_no_path_tmo(const char *buf,
-						 size_t count, int *secs)
+int nvfab_cfg_parse_no_path_tmo(const char *buf, size_t count, int *secs)
 {
 	int val;
 

@@ -33,10 +33,11 @@ int nvfab_configfs_init(void);
 void nvfab_configfs_exit(void);
 bool nvfab_configfs_subsys_cfg(const char *subnqn,
 			       struct nvfab_subsys_cfg *cfg);
+/* also the parser of sysfs nvfab-subsysX/no_path_tmo */
+int nvfab_cfg_parse_no_path_tmo(const char *buf, size_t count, int *secs);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_cfg_parse_iopolicy(const char *buf, size_t count, char *name);
-int nvfab_cfg_parse_no_path_tmo(const char *buf, size_t count, int *secs);
 int nvfab_cfg_check_nqn(const char *name, const char **why);
 #endif
 

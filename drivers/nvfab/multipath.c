@@ -368,9 +368,8 @@ static ssize_t no_path_tmo_store(struct device *dev,
 	struct nvfab_subsys *subsys = to_subsys(dev);
 	int tmo;
 
-	if (sysfs_streq(buf, "auto")) {
-		tmo = 0;
-	} else if (kstrtoint(buf, 0, &tmo) || tmo < 1 || tmo > 3600) {
+	/* the same values as configfs: "auto" or 1..3600 */
+	if (nvfab_cfg_parse_no_path_tmo(buf, count, &tmo)) {
 		dev_err(dev, "no_path_tmo: '%.*s' is not auto or 1..3600 seconds\n",
 			(int)strcspn(buf, "\n"), buf);
 		return -EINVAL;
