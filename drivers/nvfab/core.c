@@ -855,6 +855,28 @@ static unsigned long nvfab_keep_alive_delay(struct nvfab_ctrl *ctrl)
 	return max(delay, 1UL);
 }
 
+/**
+ * nvfab_keep_alive_tmo() - how long a keep-alive may stay unanswered
+ * @ctrl: the controller
+ *
+ * KATO less the sending interval, at least one second: a silent loss of the
+ * association is noticed within KATO of the last keep-alive that got
+ * through, which is when the controller's own Keep Alive Timer expires
+ * (NVMe Base 2.0, 3.9.4). The deadline is a high-resolution timer, not the
+ * request timeout, which blk-mq rounds up to a whole second and the timer
+ * wheel delays by up to an eighth more.
+ *
+ * Context: any.
+ * Return: the timeout in ms.
+ */
+static unsigned int nvfab_keep_alive_tmo(struct nvfab_ctrl *ctrl)
+{
+	unsigned int kato_ms = ctrl->kato * MSEC_PER_SEC;
+	unsigned int every_ms = jiffies_to_msecs(nvfab_keep_alive_delay(ctrl));
+
+	return max(kato_ms - min(every_ms, kato_ms), MSEC_PER_SEC);
+}
+
 static enum rq_end_io_ret nvfab_keep_alive_end_io(struct request *rq,
 						  blk_status_t status)
 {
@@ -862,6 +884,8 @@ static enum rq_end_io_ret nvfab_keep_alive_end_io(struct request *rq,
 	u16 nvme_status = nvfab_req(rq)->status;
 	enum nvfab_ctrl_state state;
 
+	WRITE_ONCE(ctrl->ka_pending, false);
+	hrtimer_try_to_cancel(&ctrl->ka_deadline);
 	blk_mq_free_request(rq);
 	if (status || nvme_status) {
 		dev_err(ctrl->device, "keep-alive failed (blk %d, status 0x%x)\n",
@@ -876,10 +900,38 @@ static enum rq_end_io_ret nvfab_keep_alive_end_io(struct request *rq,
 	return RQ_END_IO_NONE;
 }
 
+static enum hrtimer_restart nvfab_keep_alive_deadline(struct hrtimer *timer)
+{
+	struct nvfab_ctrl *ctrl = container_of(timer, struct nvfab_ctrl,
+					       ka_deadline);
+
+	if (READ_ONCE(ctrl->ka_pending))
+		queue_work(nvfab_wq, &ctrl->ka_expired_work);
+	return HRTIMER_NORESTART;
+}
+
+static void nvfab_keep_alive_expired_work(struct work_struct *work)
+{
+	struct nvfab_ctrl *ctrl = container_of(work, struct nvfab_ctrl,
+					       ka_expired_work);
+	unsigned long sent = READ_ONCE(ctrl->ka_sent);
+	unsigned int tmo = nvfab_keep_alive_tmo(ctrl);
+
+	/* Answered meanwhile, or a newer keep-alive that is not late yet. */
+	if (!READ_ONCE(ctrl->ka_pending) ||
+	    time_before(jiffies, sent + msecs_to_jiffies(tmo)) ||
+	    nvfab_ctrl_state(ctrl) != NVFAB_CTRL_LIVE)
+		return;
+	dev_warn(ctrl->device, "keep-alive unanswered for %u ms (KATO %u s)\n",
+		 jiffies_to_msecs(jiffies - sent), ctrl->kato);
+	nvfab_error_recovery(ctrl);
+}
+
 static void nvfab_keep_alive_work(struct work_struct *work)
 {
 	struct nvfab_ctrl *ctrl = container_of(to_delayed_work(work),
 					       struct nvfab_ctrl, ka_work);
+	unsigned int tmo = nvfab_keep_alive_tmo(ctrl);
 	struct request *rq;
 
 	rq = blk_mq_alloc_request(ctrl->admin_q, REQ_OP_DRV_OUT,
@@ -894,13 +946,14 @@ static void nvfab_keep_alive_work(struct work_struct *work)
 	nvfab_req(rq)->cmd->common.opcode = nvme_admin_keep_alive;
 	nvfab_req(rq)->flags = 0;
 	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
-	/*
-	 * blk-mq rounds request deadlines up to a whole second; one second
-	 * less keeps detection within KATO / 2 + KATO + 1 s of a silent loss.
-	 */
-	rq->timeout = max_t(unsigned long, (ctrl->kato - 1) * HZ, HZ);
+	/* The request timeout is only a backstop behind ka_deadline. */
+	rq->timeout = msecs_to_jiffies(tmo) + 2 * HZ;
 	rq->end_io = nvfab_keep_alive_end_io;
 	rq->end_io_data = ctrl;
+	WRITE_ONCE(ctrl->ka_sent, jiffies);
+	WRITE_ONCE(ctrl->ka_pending, true);
+	hrtimer_start(&ctrl->ka_deadline, ms_to_ktime(tmo),
+		      HRTIMER_MODE_REL_SOFT);
 	blk_execute_rq_nowait(rq, false);
 }
 
@@ -915,6 +968,10 @@ static void nvfab_start_keep_alive(struct nvfab_ctrl *ctrl)
 void nvfab_stop_keep_alive(struct nvfab_ctrl *ctrl)
 {
 	cancel_delayed_work_sync(&ctrl->ka_work);
+	/* No keep-alive is sent now, so nothing re-arms the deadline. */
+	hrtimer_cancel(&ctrl->ka_deadline);
+	cancel_work_sync(&ctrl->ka_expired_work);
+	WRITE_ONCE(ctrl->ka_pending, false);
 }
 
 /* ---- asynchronous events ---- */
@@ -1675,6 +1732,9 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	INIT_WORK(&ctrl->reset_work, nvfab_reset_work);
 	INIT_WORK(&ctrl->delete_work, nvfab_delete_work);
 	INIT_DELAYED_WORK(&ctrl->ka_work, nvfab_keep_alive_work);
+	hrtimer_init(&ctrl->ka_deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	ctrl->ka_deadline.function = nvfab_keep_alive_deadline;
+	INIT_WORK(&ctrl->ka_expired_work, nvfab_keep_alive_expired_work);
 	INIT_DELAYED_WORK(&ctrl->connect_work, nvfab_connect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, nvfab_failfast_work);
 	INIT_LIST_HEAD(&ctrl->subsys_entry);

@@ -404,6 +404,12 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 			pr_err("keep_alive_tmo %d must not be negative\n", val);
 			return -EINVAL;
 		}
+		/* KATO travels in ms in a 32-bit field (Connect, Set Features). */
+		if (val > NVFAB_MAX_KATO) {
+			pr_err("keep_alive_tmo %d is above %u s, the 32-bit KATO field in ms\n",
+			       val, NVFAB_MAX_KATO);
+			return -EINVAL;
+		}
 		opts->kato = val;
 		return 0;
 	case NVFAB_OPT_RECONNECT_DELAY:

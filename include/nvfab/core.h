@@ -10,6 +10,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/cdev.h>
+#include <linux/hrtimer.h>
 #include <linux/device.h>
 #include <linux/kref.h>
 #include <linux/nvme.h>
@@ -217,6 +218,11 @@ struct nvfab_ctrl_ops {
  * @reset_work:		user reset (nvfab_reset_wq)
  * @delete_work:	asynchronous deletion (nvfab_delete_wq)
  * @ka_work:		keep-alive (nvfab_wq)
+ * @ka_deadline:	fires when a keep-alive is unanswered for
+ *			nvfab_keep_alive_tmo() (soft hrtimer)
+ * @ka_expired_work:	error recovery for an unanswered keep-alive (nvfab_wq)
+ * @ka_sent:		jiffies when the outstanding keep-alive was sent
+ * @ka_pending:		a keep-alive is outstanding
  * @connect_work:	reconnect attempts (nvfab_reset_wq)
  * @failfast_work:	fast_io_fail_tmo expiry (nvfab_wq)
  * @aen_result:		Dword 0 of the last asynchronous event
@@ -305,6 +311,10 @@ struct nvfab_ctrl {
 	struct work_struct		reset_work;
 	struct work_struct		delete_work;
 	struct delayed_work		ka_work;
+	struct hrtimer			ka_deadline;
+	struct work_struct		ka_expired_work;
+	unsigned long			ka_sent;	/* READ/WRITE_ONCE */
+	bool				ka_pending;	/* READ/WRITE_ONCE */
 	struct delayed_work		connect_work;
 	struct delayed_work		failfast_work;
 	u32				aen_result;

@@ -39,6 +39,8 @@ struct nvfab_ctrl;
 #define NVFAB_DEF_CTRL_LOSS_TMO		600	/* seconds */
 #define NVFAB_DEF_FAIL_FAST_TMO		-1	/* seconds, -1: never */
 #define NVFAB_DEF_KATO			5	/* seconds */
+/* KATO is sent in ms in a 32-bit field: U32_MAX / 1000 seconds at most. */
+#define NVFAB_MAX_KATO			4294967U	/* seconds */
 #define NVFAB_MAX_TOS			255
 
 /**
