@@ -16,8 +16,10 @@
 #   BENCH_RUNTIME  seconds per steady fio job (default 5)
 #   BENCH_SETS     scenario sets (default "single mpath"); words of:
 #                  single (QD1, QD32, 128k seq on one path), mpath (= sym
-#                  asym ana cut), sym, asym, ana, cut; see guest.sh
+#                  asym lb ana cut), sym, asym, lb, ana, cut; see guest.sh
 #   BENCH_DELAYS   netem delays of path 2 in ms for asym (default "1 30")
+#   BENCH_LB_DELAYS  netem delays of path 1 and path 2 in ms for lb
+#                  (default "8 150")
 #   BENCH_STALL_RUNTIME  seconds per ANA flip / path cut fio run (default 9)
 #   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail
@@ -30,6 +32,7 @@ export NVFAB_BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 export NVFAB_BENCH_RUNTIME=${BENCH_RUNTIME:-5}
 export NVFAB_BENCH_SETS=${BENCH_SETS:-single mpath}
 export NVFAB_BENCH_DELAYS=${BENCH_DELAYS:-1 30}
+export NVFAB_BENCH_LB_DELAYS=${BENCH_LB_DELAYS:-8 150}
 export NVFAB_BENCH_STALL_RUNTIME=${BENCH_STALL_RUNTIME:-9}
 
 # The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier

@@ -6,8 +6,10 @@
   fio2jsonl.py ... --lat-log X_lat.1.log --event-ms T --window-ms W FIO.json
 
 Fields: init, round, job, iops, bw_kib, lat_mean_us, lat_p99_us (read
-completion latency), max_lat_ms (longest total latency of the run) and
-errors (fio's total_err; only counted with --continue_on_error).
+total latency, submission included: fio's lat_ns, whose percentiles need
+fio --lat_percentiles=1; completion latency clat_ns where lat_ns lacks
+them), max_lat_ms (longest total latency of the run) and errors (fio's
+total_err; only counted with --continue_on_error).
 
 With a latency log (fio --write_lat_log --log_avg_msec=0
 --log_unix_epoch=1: one line per I/O, "completion time in epoch ms,
@@ -106,12 +108,15 @@ def main(argv=None):
 
     clat = rd.get("clat_ns", {})
     lat = rd.get("lat_ns", {})
-    pct = clat.get("percentile", {})
+    # A host that sends from the submitting syscall moves time from clat
+    # to slat: only the total latency compares two hosts fairly.
+    tot = lat if lat.get("percentile") else clat
+    pct = tot.get("percentile", {})
     rec = {
         "init": a.init, "round": a.round, "job": a.job,
         "iops": rd.get("iops"),
         "bw_kib": rd.get("bw"),
-        "lat_mean_us": ns_to(clat.get("mean"), 1e3),
+        "lat_mean_us": ns_to(tot.get("mean"), 1e3),
         "lat_p99_us": ns_to(pct.get("99.000000"), 1e3),
         "max_lat_ms": ns_to(lat.get("max", clat.get("max")), 1e6),
         "errors": job.get("total_err", 0),

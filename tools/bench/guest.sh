@@ -11,17 +11,22 @@
 #
 # Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"):
 #   single  one controller on path 1: 4k randread QD1 and QD32, 128k seq read
-#   mpath   the four below
+#   mpath   the five below
 #   sym     no delay, QD16 IOPS: round-robin on 1 path (before path 2 is
 #           connected) and on 2 paths
 #   asym    path 2 delayed by netem ($DELAYS ms), QD16 IOPS per iopolicy
+#   lb      as asym with a latency-bound fast path: path 1 +$LB_DELAYS[0] ms,
+#           path 2 +$LB_DELAYS[1] ms, so that QD16 on path 1 alone stays
+#           below what the guest's CPUs can serve (an undelayed path in
+#           this TCG guest is CPU-bound at any queue depth)
 #   ana     the longest I/O latency when ANA moves the optimized path
 #   cut     the longest I/O latency when path 1's link is cut
 #
 # Environment (bench.sh maps BENCH_* on the host to these; run-vm.sh only
 # hands NVFAB_* to the guest):
 #   NVFAB_BENCH_ROUNDS (3), NVFAB_BENCH_RUNTIME (5 s per steady fio job),
-#   NVFAB_BENCH_SETS, NVFAB_BENCH_DELAYS ("1 30"),
+#   NVFAB_BENCH_SETS, NVFAB_BENCH_DELAYS ("1 30"), NVFAB_BENCH_LB_DELAYS
+#   ("8 150": path 1 and path 2 for lb),
 #   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV and
 # NVFAB_BENCH_ETC replace /sys, /dev and /etc/nvme; sourcing this file
@@ -38,6 +43,7 @@ ROUNDS=${NVFAB_BENCH_ROUNDS:-${BENCH_ROUNDS:-3}}
 RUNTIME=${NVFAB_BENCH_RUNTIME:-${BENCH_RUNTIME:-5}}
 SETS=${NVFAB_BENCH_SETS:-${BENCH_SETS:-single mpath}}
 DELAYS=${NVFAB_BENCH_DELAYS:-${BENCH_DELAYS:-1 30}}
+read -r -a LB_DELAYS <<<"${NVFAB_BENCH_LB_DELAYS:-${BENCH_LB_DELAYS:-8 150}}"
 STALL_RT=${NVFAB_BENCH_STALL_RUNTIME:-9}
 STALL_AT=3		# seconds from the fio start to the flip or cut
 STALL_QD=4
@@ -72,7 +78,7 @@ cleanup() {
 }
 
 want() { [[ $WANT == *" $1 "* ]]; }
-want_mpath() { want sym || want asym || want ana || want cut; }
+want_mpath() { want sym || want asym || want lb || want ana || want cut; }
 
 # wait_until DECISECONDS CMD...: poll CMD every 0.1 s.
 wait_until() {
@@ -279,7 +285,7 @@ job() {
 	rm -f "$f"
 	timeout -k 10 $((RUNTIME + 120)) \
 		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
-		--time_based --runtime="$RUNTIME" --ramp_time=1 \
+		--time_based --runtime="$RUNTIME" --ramp_time=1 --lat_percentiles=1 \
 		--output-format=json --output="$f" "$@" >/dev/null 2>&1 ||
 		{ log "fio $name failed on $DEV ($INIT, round $ROUND)"; return 1; }
 	record "$name" "$f"
@@ -358,6 +364,22 @@ run_asym() {
 	topo_clear 2
 }
 
+run_lb() {
+	local pol
+	local -a pols=("${ASYM_NVFAB[@]}")
+	[ "$INIT" = kernel ] && pols=("${ASYM_KERNEL[@]}")
+	if topo_delay 1 "${LB_DELAYS[0]}" && topo_delay 2 "${LB_DELAYS[1]}"; then
+		for pol in "${pols[@]}"; do
+			set_policy "$pol" &&
+				job "lb-$pol" --rw=randread --bs=4k --iodepth=$MP_QD
+		done
+	else
+		log "netem on paths 1 and 2 failed"
+	fi
+	topo_clear 1
+	topo_clear 2
+}
+
 run_ana() {
 	local pol
 	local -a pols=("${ANA_NVFAB[@]}")
@@ -396,6 +418,7 @@ block_mpath() {
 	wait_until 200 both_live || log "$INIT: controllers not both live"
 	want sym && run_sym2
 	want asym && run_asym
+	want lb && run_lb
 	want ana && run_ana
 	# Last: a controller that does not come back must not spoil the rest.
 	want cut && run_cut
@@ -410,9 +433,9 @@ main() {
 	# Expand the set names; unknown ones are reported and ignored.
 	for s in $SETS; do
 		case "$s" in
-		mpath) WANT+="sym asym ana cut " ;;
-		single | sym | asym | ana | cut) WANT+="$s " ;;
-		*) log "unknown set '$s' ignored (single mpath sym asym ana cut)" ;;
+		mpath) WANT+="sym asym lb ana cut " ;;
+		single | sym | asym | lb | ana | cut) WANT+="$s " ;;
+		*) log "unknown set '$s' ignored (single mpath sym asym lb ana cut)" ;;
 		esac
 	done
 	if ! want single && ! want_mpath; then

@@ -92,6 +92,35 @@ def asym_rows(delays):
             "iops", "IOPS", (NVFAB, "asym%d-service-time" % d),
             (KERNEL, "asym%d-queue-depth" % d), "higher",
             1.5 if d == 30 else None))
+        out.append(ceiling_row("asym%d" % d, g, "+%d ms" % d))
+    return out
+
+
+def ceiling_row(job, group, what):
+    # Path 1 alone against queue-depth on both: when this is near 1, the
+    # slow path costs queue-depth nothing (the fast path is CPU-bound) and
+    # no policy can gain much over it.
+    return row("%s-ceiling" % job, group,
+               "%s IOPS, in-kernel numa (path 1 only) / in-kernel "
+               "queue-depth" % what, "iops", "IOPS",
+               (KERNEL, "%s-numa" % job), (KERNEL, "%s-queue-depth" % job),
+               "higher")
+
+
+def lb_rows():
+    g = ("2 paths, latency-bound: path 1 and path 2 delayed (netem, "
+         "BENCH_LB_DELAYS): QD16 4 KiB randread IOPS")
+    out = []
+    for p in ("numa", "round-robin", "queue-depth"):
+        out.append(row(
+            "lb-%s" % SHORT[p], g,
+            "lb IOPS, nvfab %s / in-kernel %s" % (p, p), "iops", "IOPS",
+            (NVFAB, "lb-" + p), (KERNEL, "lb-" + p), "higher"))
+    out.append(row(
+        "lb-st-qd", g, "lb IOPS, nvfab service-time / in-kernel queue-depth",
+        "iops", "IOPS", (NVFAB, "lb-service-time"),
+        (KERNEL, "lb-queue-depth"), "higher"))
+    out.append(ceiling_row("lb", g, "lb"))
     return out
 
 
@@ -115,7 +144,7 @@ def all_rows(runs):
         if m:
             delays.add(int(m.group(1)))
     return (single_rows() + sym_rows() + asym_rows(sorted(delays)) +
-            ana_rows() + cut_rows())
+            lb_rows() + ana_rows() + cut_rows())
 
 
 def load(path):

@@ -191,8 +191,9 @@ events() { grep -c "$2" "$TMP/$1/events"; }
 # 1. Everything, 2 rounds.
 mock_run full
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round: nvfab 3 + 2 + 2x4 + 2 + 1 = 16, in-kernel 3 + 2 + 2x3 + 2 + 1 = 14
-check "full: 60 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 60
+# per round: nvfab 3 + 2 + 2x4 + 4 + 2 + 1 = 20,
+# in-kernel 3 + 2 + 2x3 + 3 + 2 + 1 = 17
+check "full: 74 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 74
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
@@ -205,6 +206,9 @@ check "full: 4 cuts" test "$(events full '^cut 1')" = 4
 check "full: stall runs on the right iopolicies" test "$(events full 'fio ana-service-time nvfab service-time')" = 2
 check "full: in-kernel ana-numa on numa" test "$(events full 'fio ana-numa kernel numa')" = 2
 check "full: asym delays 1 and 30" test "$(events full '^delay 2 30$')" = 4
+check "full: lb delays path 1 by 8 ms" test "$(events full '^delay 1 8$')" = 4
+check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" = 4
+check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
@@ -226,7 +230,7 @@ check "sets=bogus: nothing run, exit non-zero" grep -q 'nothing to run' "$TMP/bo
 
 # 3. nvfab cannot connect: the in-kernel results are still there.
 mock_run nvfabfail MOCK_NVFAB_FAIL=1
-check "nvfab connect fails: in-kernel results kept (28)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 28
+check "nvfab connect fails: in-kernel results kept (34)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 34
 check "nvfab connect fails: logged" grep -q 'connect nvfab (mpath, path 1) failed' "$TMP/nvfabfail/guest.log"
 python3 "$HERE/report.py" "$TMP/nvfabfail/bench.jsonl" >"$TMP/nvfabfail/report.txt" 2>&1
 check "nvfab connect fails: report still prints, rows say no data" \

@@ -50,6 +50,11 @@ def synthetic(rounds=3, drop=()):
             add(NV, rnd, "asym%d-queue-depth" % d, iops=28000 * f)
             add(K, rnd, "asym%d-queue-depth" % d, iops=15000 if d == 30 else 27000)
             add(NV, rnd, "asym%d-service-time" % d, iops=29000 * f)
+        for p, iops in (("numa", 1600), ("round-robin", 200),
+                        ("queue-depth", 1000)):
+            add(NV, rnd, "lb-" + p, iops=iops * f)
+            add(K, rnd, "lb-" + p, iops=iops)
+        add(NV, rnd, "lb-service-time", iops=1700 * f)
         for p, ms in (("round-robin", 40), ("service-time", 35)):
             add(NV, rnd, "ana-" + p, stall_ms=ms * f, max_lat_ms=ms * f)
         for p, ms in (("round-robin", 50), ("numa", 30)):
@@ -105,6 +110,10 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows["asym30-st-qd"]["goal"], 1.5)
         self.assertEqual(rows["asym1-st-qd"]["status"], "info")
         self.assertEqual(rows["asym30-rr"]["status"], "info")
+        self.assertAlmostEqual(rows["asym30-ceiling"]["ratio"], 2.0)
+        self.assertEqual(rows["asym30-ceiling"]["status"], "info")
+        self.assertAlmostEqual(rows["lb-st-qd"]["ratio"], 1.7)
+        self.assertAlmostEqual(rows["lb-ceiling"]["ratio"], 1.6)
         self.assertEqual(rows["sym-rr"]["status"], "met")          # 0.97
         self.assertEqual(rows["sym-nvfab-2v1"]["status"], "info")
         self.assertAlmostEqual(rows["sym-nvfab-2v1"]["ratio"], 1.1)
@@ -130,11 +139,11 @@ class ReportTest(unittest.TestCase):
         self.assertIn("not JSON", r.stderr)
         s, rows = rows_by_id(self.d)
         for rid in ("qd1-mean", "qd1-p99", "qd32-iops", "seq128k-bw",
-                    "asym30-st-qd", "asym30-qd", "cut-rr"):
+                    "asym30-st-qd", "asym30-qd", "asym30-ceiling", "cut-rr"):
             self.assertEqual(rows[rid]["status"], "no data", rid)
         self.assertEqual(rows["sym-rr"]["status"], "met")
-        self.assertEqual(s["goals"]["no_data"], 7)
-        self.assertEqual(r.stdout.count("no data"), 7)
+        self.assertEqual(s["goals"]["no_data"], 8)
+        self.assertEqual(r.stdout.count("no data"), 8)
 
     def test_partial_rounds(self):
         j = os.path.join(self.d, "bench.jsonl")
@@ -187,6 +196,26 @@ class Fio2JsonlTest(unittest.TestCase):
         self.assertEqual(w["stall_ms"], 2500.0)
         w = fio2jsonl.window([], 1500, 3000)
         self.assertIsNone(w["stall_ms"])
+
+    def test_fio_json_total_latency(self):
+        # With --lat_percentiles=1 the total latency (slat + clat) is used.
+        d = tempfile.mkdtemp()
+        fj = os.path.join(d, "f.json")
+        with open(fj, "w") as f:
+            json.dump({"jobs": [{"read": {
+                "iops": 2000.0, "bw": 8000,
+                "clat_ns": {"mean": 17000.0, "max": 9e5},
+                "lat_ns": {"mean": 500000.0, "max": 1e6,
+                           "percentile": {"99.000000": 900000}}}}]}, f)
+        r = subprocess.run([sys.executable,
+                            os.path.join(HERE, "fio2jsonl.py"),
+                            "--init", NV, "--round", "1", "--job", "qd1",
+                            fj], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rec = json.loads(r.stdout)
+        self.assertEqual(rec["lat_mean_us"], 500.0)
+        self.assertEqual(rec["lat_p99_us"], 900.0)
+        self.assertEqual(rec["max_lat_ms"], 1.0)
 
     def test_fio_json(self):
         d = tempfile.mkdtemp()
