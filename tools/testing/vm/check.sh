@@ -153,6 +153,10 @@ for cat in KASAN lockdep WARN BUG Oops panic hung-task kmemleak RCU-stall; do
 	report+=("FAIL: $cat: $n line(s) in the guest log, first ones:"$'\n'"$(head -n 10 <<<"$hits" | sed 's/^/    /')")
 done
 
+if [ -e "$out/console.boot1.log" ]; then
+	report+=("note: the kernel reported a splat while booting, before init ran anything of nvfab; the results come from a second boot (first boot: $out/console.boot1.log)")
+fi
+
 for line in "${report[@]}"; do
 	printf '%s\n' "$line"
 done

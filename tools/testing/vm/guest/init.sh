@@ -15,6 +15,9 @@
 #   nvfab.modroot=DIR         bind-mounted over /lib/modules (test kernel)
 #   nvfab.timeout=S           the command is killed after S seconds
 #   nvfab.debug=1             trace this script, with guest uptime
+#   nvfab.boot_retry=1        run the command even if the kernel log has a
+#                             splat already (second boot, see run-vm.sh)
+#   nvfab.fake_boot_splat=1   act as if it had one (tests run-vm.sh)
 # The guest side of this file avoids forks where a builtin will do: a fork
 # costs about 0.3 s on the test kernel (KASAN, lockdep) under TCG.
 set -euo pipefail
@@ -90,11 +93,15 @@ esac
 kernel=unknown
 modroot=
 timeout_s=0
+boot_retry=0
+fake_splat=0
 for arg in $cmdline; do
 	case "$arg" in
 	nvfab.kernel=*) kernel=${arg#*=} ;;
 	nvfab.modroot=*) modroot=${arg#*=} ;;
 	nvfab.timeout=*) timeout_s=${arg#*=} ;;
+	nvfab.boot_retry=1) boot_retry=1 ;;
+	nvfab.fake_boot_splat=1) fake_splat=1 ;;
 	esac
 done
 
@@ -128,6 +135,24 @@ $BB ip link set lo up
 read -r uuid </proc/sys/kernel/random/uuid
 echo "nqn.2014-08.org.nvmexpress:uuid:$uuid" >/etc/nvme/hostnqn
 echo "$uuid" >/etc/nvme/hostid
+
+# A splat in the kernel log before init has loaded anything is not nvfab's:
+# on the test kernel, tell run-vm.sh, which boots once more.
+if [ "$kernel" = test ] && [ "$boot_retry" = 0 ]; then
+	klog=$($BB dmesg 2>/dev/null || true)
+	[ "$fake_splat" = 1 ] && klog+=$'\n[    0.000000] BUG: fake boot splat (nvfab.fake_boot_splat=1)'
+	splat=
+	while IFS= read -r line; do
+		case "$line" in
+		*"BUG: "* | *"WARNING: "* | *"Oops"* | *"[ cut here ]"*) splat+="$line"$'\n' ;;
+		esac
+	done <<<"$klog"
+	if [ -n "$splat" ]; then
+		printf '%s' "$splat" >"$OUT/.vm/boot-splat"
+		log "kernel splat before init; powering off for run-vm.sh to boot again"
+		exit 0
+	fi
+fi
 
 read -r up _ </proc/uptime
 echo "$up" >"$OUT/.vm/boot-uptime"
