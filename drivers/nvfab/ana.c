@@ -124,17 +124,29 @@ static int nvfab_ana_update_group(const struct nvme_ana_group_desc *desc,
 	return 0;
 }
 
+/*
+ * Announce a path's new ANA state. The event goes out on the controller's
+ * device: the path's own disk is hidden, and the block layer keeps uevents
+ * of hidden disks suppressed, so an event there would never leave.
+ */
 static void nvfab_ana_uevent(struct nvfab_ns *ns, u8 state)
 {
 	char event[] = "NVFAB_EVENT=ana_change";
-	char grp[32], st[32], ctrl[32];
-	char *envp[5] = { event, grp, st, ctrl, NULL };
+	char grp[32], st[32], nsid[32];
+	char path[DISK_NAME_LEN + 16], head[DISK_NAME_LEN + 16];
+	char *envp[7] = { event, grp, st, nsid, path, NULL, NULL };
 
 	snprintf(grp, sizeof(grp), "NVFAB_ANA_GRPID=%u", ns->anagrpid);
 	snprintf(st, sizeof(st), "NVFAB_ANA_STATE=%s",
 		 nvfab_ana_state_name(state));
-	snprintf(ctrl, sizeof(ctrl), "NVFAB_CTRL=%s", dev_name(ns->ctrl->device));
-	kobject_uevent_env(&disk_to_dev(ns->disk)->kobj, KOBJ_CHANGE, envp);
+	snprintf(nsid, sizeof(nsid), "NVFAB_NSID=%u", ns->nsid);
+	snprintf(path, sizeof(path), "NVFAB_PATH=%s", ns->disk->disk_name);
+	if (ns->head && ns->head->disk) {
+		snprintf(head, sizeof(head), "NVFAB_HEAD=%s",
+			 ns->head->disk->disk_name);
+		envp[5] = head;
+	}
+	kobject_uevent_env(&ns->ctrl->device->kobj, KOBJ_CHANGE, envp);
 }
 
 /* The state the groups give @ns: optimized without ANA. */

@@ -847,7 +847,7 @@ static void nvfab_enable_aen(struct nvfab_ctrl *ctrl)
 
 static unsigned long nvfab_keep_alive_delay(struct nvfab_ctrl *ctrl)
 {
-	unsigned long delay = ctrl->kato * HZ / 2;
+	unsigned long delay = nvfab_secs_to_jiffies(ctrl->kato) / 2;
 
 	/* Traffic-based keep-alive: send twice as often, as the spec advises. */
 	if (ctrl->ctratt_tbkas)
@@ -1474,7 +1474,7 @@ static void nvfab_connect_work(struct work_struct *work)
 		dev_info(ctrl->device, "reconnect attempt %d failed: %d\n",
 			 ctrl->nr_reconnects, ret);
 		nvfab_reconnect_or_remove(ctrl,
-					  ctrl->opts->reconnect_delay * HZ);
+					  nvfab_secs_to_jiffies(READ_ONCE(ctrl->opts->reconnect_delay)));
 		return;
 	}
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE))
@@ -1505,7 +1505,8 @@ static void nvfab_start_failfast(struct nvfab_ctrl *ctrl)
 	int tmo = READ_ONCE(ctrl->opts->fast_io_fail_tmo);
 
 	if (tmo >= 0)
-		queue_delayed_work(nvfab_wq, &ctrl->failfast_work, tmo * HZ);
+		queue_delayed_work(nvfab_wq, &ctrl->failfast_work,
+				   nvfab_secs_to_jiffies(tmo));
 }
 
 static void nvfab_err_work(struct work_struct *work)
@@ -1517,7 +1518,8 @@ static void nvfab_err_work(struct work_struct *work)
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
 		return;	/* being deleted */
 	ctrl->nr_reconnects = 0;
-	nvfab_reconnect_or_remove(ctrl, ctrl->opts->reconnect_delay * HZ);
+	nvfab_reconnect_or_remove(ctrl,
+				  nvfab_secs_to_jiffies(READ_ONCE(ctrl->opts->reconnect_delay)));
 }
 
 static void nvfab_reset_work(struct work_struct *work)

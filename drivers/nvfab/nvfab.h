@@ -19,6 +19,21 @@ struct nvfab_ns_head;
 #define NVFAB_IO_TIMEOUT	(30 * HZ)
 
 /**
+ * nvfab_secs_to_jiffies() - a timeout in seconds as a delay in jiffies
+ * @secs: the timeout; any value user space may set
+ *
+ * Unlike @secs * HZ this cannot overflow: absurd timeouts become the
+ * longest delay the kernel's timers take.
+ *
+ * Context: any.
+ * Return: the delay in jiffies, at most MAX_JIFFY_OFFSET.
+ */
+static inline unsigned long nvfab_secs_to_jiffies(unsigned int secs)
+{
+	return min_t(u64, (u64)secs * HZ, MAX_JIFFY_OFFSET);
+}
+
+/**
  * struct nvfab_ns - one namespace of one controller, with its block device
  * @list:	entry in ctrl->namespaces (protected by namespaces_rwsem)
  * @ctrl:	the controller

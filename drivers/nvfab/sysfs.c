@@ -6,6 +6,7 @@
 #include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/mutex.h>
 #include <linux/sysfs.h>
 
 #include "compat.h"
@@ -235,8 +236,16 @@ static ssize_t nvfab_show_tmo(char *buf, int val)
 	return sysfs_emit(buf, "%d\n", val);
 }
 
+/*
+ * Serialises the stores of ctrl_loss_tmo and reconnect_delay with the
+ * max_reconnects derived from the pair, so that two racing writes cannot
+ * leave a count computed from one old and one new value.
+ */
+static DEFINE_MUTEX(nvfab_reconnect_opts_lock);
+
 static void nvfab_update_max_reconnects(struct nvfab_ctrl_options *opts)
 {
+	lockdep_assert_held(&nvfab_reconnect_opts_lock);
 	WRITE_ONCE(opts->max_reconnects,
 		   nvfab_max_reconnects(opts->ctrl_loss_tmo,
 					opts->reconnect_delay));
@@ -261,8 +270,10 @@ static ssize_t ctrl_loss_tmo_store(struct device *dev,
 			strim((char *)buf));
 		return -EINVAL;
 	}
+	mutex_lock(&nvfab_reconnect_opts_lock);
 	WRITE_ONCE(opts->ctrl_loss_tmo, val);
 	nvfab_update_max_reconnects(opts);
+	mutex_unlock(&nvfab_reconnect_opts_lock);
 	return count;
 }
 static DEVICE_ATTR_RW(ctrl_loss_tmo);
@@ -285,8 +296,10 @@ static ssize_t reconnect_delay_store(struct device *dev,
 		dev_err(dev, "reconnect_delay: must be a positive number of seconds\n");
 		return -EINVAL;
 	}
+	mutex_lock(&nvfab_reconnect_opts_lock);
 	WRITE_ONCE(opts->reconnect_delay, val);
 	nvfab_update_max_reconnects(opts);
+	mutex_unlock(&nvfab_reconnect_opts_lock);
 	return count;
 }
 static DEVICE_ATTR_RW(reconnect_delay);
