@@ -6,7 +6,8 @@
 #  1. setup.sh           install what is missing from apt (idempotent)
 #  2. build-kernel.sh    the test kernel (cached in $NVFAB_CACHE)
 #  3. make test-modules  nvfab and its KUnit suites for the test kernel
-#  4. tools/nvfabctl     build it and run its host-side tests
+#  4. tools/nvfabctl     build it and run its host-side tests; the bench's
+#                        host-side tests
 #  5. dkms               install nvfab for the stock Debian kernel
 #  6. test guest         KUnit + selftests under KASAN/lockdep/kmemleak
 #  7. stock guest        the DKMS modules load, work and unload
@@ -112,6 +113,21 @@ else
 	tail -20 "$out/nvfabctl-build.log"
 	add_line "nvfabctl build" "0 passed, 1 failed"
 fi
+# The benchmark's own tests (report arithmetic, fio JSON parsing, the guest
+# script against mocks): host only, seconds. Each unittest case and each
+# mock check counts.
+python3 tools/bench/test_report.py -v >"$out/bench-report-test.log" 2>&1
+p=$(grep -c -E '\.\.\. ok$' "$out/bench-report-test.log" || true)
+s=$(grep -c -E '\.\.\. skipped' "$out/bench-report-test.log" || true)
+f=$(grep -c -E '\.\.\. (FAIL|ERROR)' "$out/bench-report-test.log" || true)
+mrc=0
+tools/bench/test_guest_mock.sh >"$out/bench-mock-test.log" 2>&1 || mrc=$?
+p=$((p + $(grep -c '^ok - ' "$out/bench-mock-test.log" || true)))
+n=$(grep -c '^not ok - ' "$out/bench-mock-test.log" || true)
+[ "$mrc" != 0 ] && [ "$n" = 0 ] && n=1	# it stopped before its checks
+f=$((f + n))
+[ "$f" = 0 ] || tail -20 "$out/bench-report-test.log" "$out/bench-mock-test.log"
+add_line "bench host tests" "$p passed, $f failed, $s skipped"
 
 step "5/7 DKMS install for the stock kernel"
 kver=$(stock_kver)
