@@ -1440,19 +1440,22 @@ static void nvfab_failfast_work(struct work_struct *work)
 
 static bool nvfab_should_reconnect(struct nvfab_ctrl *ctrl)
 {
-	int max = ctrl->opts->max_reconnects;
+	int max = READ_ONCE(ctrl->opts->max_reconnects);
 
 	return max == -1 || ctrl->nr_reconnects < max;
 }
 
-static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl,
-				      unsigned long delay)
+/* Another attempt in reconnect_delay (sysfs may change it), or give up. */
+static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl)
 {
+	unsigned int delay = READ_ONCE(ctrl->opts->reconnect_delay);
+
 	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
 		return;
 	if (nvfab_should_reconnect(ctrl)) {
-		dev_info(ctrl->device, "reconnecting in %lu s\n", delay / HZ);
-		queue_delayed_work(nvfab_reset_wq, &ctrl->connect_work, delay);
+		dev_info(ctrl->device, "reconnecting in %u s\n", delay);
+		queue_delayed_work(nvfab_reset_wq, &ctrl->connect_work,
+				   nvfab_secs_to_jiffies(delay));
 	} else {
 		dev_info(ctrl->device, "ctrl_loss_tmo %d s reached: removing controller\n",
 			 ctrl->opts->ctrl_loss_tmo);
@@ -1473,8 +1476,7 @@ static void nvfab_connect_work(struct work_struct *work)
 	if (ret) {
 		dev_info(ctrl->device, "reconnect attempt %d failed: %d\n",
 			 ctrl->nr_reconnects, ret);
-		nvfab_reconnect_or_remove(ctrl,
-					  nvfab_secs_to_jiffies(READ_ONCE(ctrl->opts->reconnect_delay)));
+		nvfab_reconnect_or_remove(ctrl);
 		return;
 	}
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE))
@@ -1518,8 +1520,7 @@ static void nvfab_err_work(struct work_struct *work)
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
 		return;	/* being deleted */
 	ctrl->nr_reconnects = 0;
-	nvfab_reconnect_or_remove(ctrl,
-				  nvfab_secs_to_jiffies(READ_ONCE(ctrl->opts->reconnect_delay)));
+	nvfab_reconnect_or_remove(ctrl);
 }
 
 static void nvfab_reset_work(struct work_struct *work)
