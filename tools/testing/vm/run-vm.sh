@@ -195,6 +195,9 @@ append="console=ttyS0 printk.time=1 panic=-1 panic_on_warn=0 mitigations=off"
 # lockup detectors so that they report real hangs, not host contention.
 append+=" rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 append+=" init=$GUEST_INIT nvfab.kernel=$kernel nvfab.timeout=$guest_timeout"
+# No spaces on the kernel command line: a repository path with one is not
+# passed (and must then not lie below /root, /tmp, ...; see init.sh).
+[[ $REPO_ROOT == *[[:space:]]* ]] || append+=" nvfab.repo=$REPO_ROOT"
 initrd=()
 case "$kernel" in
 test)

@@ -15,6 +15,8 @@
 #   nvfab.modroot=DIR         bind-mounted over /lib/modules (test kernel)
 #   nvfab.timeout=S           the command is killed after S seconds
 #   nvfab.debug=1             trace this script, with guest uptime
+#   nvfab.repo=DIR            the repository (kept visible if fstab hides
+#                             it, e.g. a clone under /root or /tmp)
 #   nvfab.boot_retry=1        run the command even if the kernel log has a
 #                             splat already (second boot, see run-vm.sh)
 #   nvfab.fake_boot_splat=1   act as if it had one (tests run-vm.sh)
@@ -92,6 +94,7 @@ case " $cmdline " in
 esac
 kernel=unknown
 modroot=
+repo=
 timeout_s=0
 boot_retry=0
 fake_splat=0
@@ -99,6 +102,7 @@ for arg in $cmdline; do
 	case "$arg" in
 	nvfab.kernel=*) kernel=${arg#*=} ;;
 	nvfab.modroot=*) modroot=${arg#*=} ;;
+	nvfab.repo=*) repo=${arg#*=} ;;
 	nvfab.timeout=*) timeout_s=${arg#*=} ;;
 	nvfab.boot_retry=1) boot_retry=1 ;;
 	nvfab.fake_boot_splat=1) fake_splat=1 ;;
@@ -118,7 +122,18 @@ $BB sh -c 'mkdir -p /dev/pts /dev/shm
 		[ -e /dev/${f%%:*} ] || ln -s ${f#*:} /dev/${f%%:*}
 	done'
 # Not fatal: a filesystem the kernel lacks (tracefs) must not stop the run.
+# fstab puts a tmpfs on /root, /tmp and others: a repository below one of
+# them (a root user's clone in /root, say) would vanish. Park it on /srv
+# (on the read-only root, not covered) and attach it again at its path.
+park=0
+case "$repo/" in
+/root/* | /tmp/* | /run/* | /var/tmp/* | /var/log/* | /mnt/* | /dev/shm/* | /etc/nvme/*)
+	$BB mount -o bind "$repo" /srv && park=1 ;;
+esac
 $BB mount -a -T "${BASH_SOURCE[0]%/*}/fstab" || log "some fstab mounts failed"
+if [ "$park" = 1 ]; then
+	$BB mkdir -p "$repo" && $BB mount -o bind /srv "$repo"
+fi
 $BB mkdir -p /run/netns /run/lock "$OUT"
 $BB mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$OUT"
 
