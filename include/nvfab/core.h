@@ -10,8 +10,8 @@
 
 #include <linux/blk-mq.h>
 #include <linux/cdev.h>
-#include <linux/hrtimer.h>
 #include <linux/device.h>
+#include <linux/hrtimer.h>
 #include <linux/kref.h>
 #include <linux/nvme.h>
 #include <linux/rwsem.h>

@@ -214,7 +214,7 @@ test)
 	# paging an interrupt that lands in identify_cpu() while it has
 	# cleared the CPU capabilities (LA57 with them) makes KASAN see the
 	# per-CPU area as a wild address (BUG: KASAN: wild-memory-access in
-	# rcu_is_watching, before init; half of the boots on 2026-11-22).
+	# rcu_is_watching, before init; 3 of 5 boots on 2026-11-22).
 	append+=" no5lvl"
 	;;
 stock)

@@ -121,7 +121,6 @@ $BB sh -c 'mkdir -p /dev/pts /dev/shm
 	for f in fd:/proc/self/fd stdin:/proc/self/fd/0 stdout:/proc/self/fd/1 stderr:/proc/self/fd/2; do
 		[ -e /dev/${f%%:*} ] || ln -s ${f#*:} /dev/${f%%:*}
 	done'
-# Not fatal: a filesystem the kernel lacks (tracefs) must not stop the run.
 # fstab puts a tmpfs on /root, /tmp and others: a repository below one of
 # them (a root user's clone in /root, say) would vanish. Park it on /srv
 # (on the read-only root, not covered) and attach it again at its path.
@@ -130,6 +129,7 @@ case "$repo/" in
 /root/* | /tmp/* | /run/* | /var/tmp/* | /var/log/* | /mnt/* | /dev/shm/* | /etc/nvme/*)
 	$BB mount -o bind "$repo" /srv && park=1 ;;
 esac
+# Not fatal: a filesystem the kernel lacks (tracefs) must not stop the run.
 $BB mount -a -T "${BASH_SOURCE[0]%/*}/fstab" || log "some fstab mounts failed"
 if [ "$park" = 1 ]; then
 	$BB mkdir -p "$repo" && $BB mount -o bind /srv "$repo"
