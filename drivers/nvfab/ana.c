@@ -20,6 +20,7 @@
 
 #include "ana-log.h"
 #include "mpath.h"
+#include "trace.h"
 #include <nvfab/fabrics.h>
 
 /* ANATT when a controller reports 0 (seconds); the bound is twice it. */
@@ -161,7 +162,11 @@ static u8 nvfab_ana_lookup(struct nvfab_ns *ns)
 	return grp ? grp->state : NVME_ANA_INACCESSIBLE;
 }
 
-/* Give @ns its group's state (ana_lock held); true if it changed. */
+/*
+ * Give @ns its group's state (ana_lock held). True if the state changed or
+ * an ANA status had made the path wait for this read: either way the
+ * selector and the waiting bios must hear of it.
+ */
 static bool nvfab_ana_apply(struct nvfab_ns *ns)
 {
 	u8 old = READ_ONCE(ns->path.ana_state);
@@ -172,6 +177,7 @@ static bool nvfab_ana_apply(struct nvfab_ns *ns)
 	if (old == state)
 		return pending;
 	WRITE_ONCE(ns->path.ana_state, state);
+	trace_nvfab_ana_state(ns->ctrl, ns->nsid, ns->anagrpid, old, state);
 	if (ns->disk && ns->head)
 		dev_info(ns->ctrl->device, "%s: ANA group %u %s -> %s\n",
 			 ns->disk->disk_name, ns->anagrpid,
@@ -227,6 +233,7 @@ static int nvfab_ana_fetch(struct nvfab_ctrl *ctrl)
  */
 int nvfab_ana_read(struct nvfab_ctrl *ctrl)
 {
+	struct nvme_ana_rsp_hdr *hdr;
 	struct nvfab_ns *ns;
 	LIST_HEAD(changed);
 	int ret;
@@ -236,24 +243,30 @@ int nvfab_ana_read(struct nvfab_ctrl *ctrl)
 	mutex_lock(&ctrl->ana_lock);
 	ret = nvfab_ana_fetch(ctrl);
 	if (ret) {
+		trace_nvfab_ana_log(ctrl, 0, 0, ret);
 		dev_warn(ctrl->device, "reading the ANA log failed: %d\n", ret);
 		goto out_unlock;
 	}
 	ret = nvfab_parse_ana_log(ctrl->ana_log, ctrl->ana_log_size,
 				  ctrl->nanagrpid, ctrl->anagrpmax,
 				  nvfab_ana_update_group, ctrl, ctrl->device);
+	hdr = ctrl->ana_log;
+	trace_nvfab_ana_log(ctrl, le64_to_cpu(hdr->chgcnt),
+			    le16_to_cpu(hdr->ngrps), ret);
 	if (ret)
 		goto out_unlock;
 
 	down_read(&ctrl->namespaces_rwsem);
 	list_for_each_entry(ns, &ctrl->namespaces, list) {
-		u8 state;
+		u8 old = READ_ONCE(ns->path.ana_state), state;
 
 		if (!nvfab_ana_apply(ns))
 			continue;
-		state = READ_ONCE(ns->path.ana_state);
 		nvfab_mpath_path_changed(ns);
-		nvfab_ana_uevent(ns, state);
+		state = READ_ONCE(ns->path.ana_state);
+		/* an ANA status that the log confirms is no change */
+		if (state != old)
+			nvfab_ana_uevent(ns, state);
 	}
 	up_read(&ctrl->namespaces_rwsem);
 out_unlock:

@@ -41,6 +41,9 @@
 #include "mpath.h"
 #include <nvfab/fabrics.h>
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 #define NVFAB_MINORS		BIT(MINORBITS)
 /* Reserved admin tags: Connect and Keep Alive; I/O: Connect. */
 #define NVFAB_ADMIN_RESERVED	2
@@ -174,6 +177,7 @@ bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
 	spin_unlock_irqrestore(&ctrl->lock, flags);
 
 	if (changed) {
+		trace_nvfab_ctrl_state(ctrl, old, new_state);
 		wake_up_all(&ctrl->state_wq);
 		dev_dbg(ctrl->device, "state %s -> %s\n",
 			nvfab_ctrl_state_name(old),
@@ -275,6 +279,7 @@ void nvfab_complete_rq(struct request *rq)
 	struct nvfab_request *req = nvfab_req(rq);
 	blk_status_t sts = nvfab_error_status(req->status);
 
+	trace_nvfab_complete_rq(rq);
 	nvfab_cleanup_cmd(rq);
 	if (req->flags & NVFAB_REQ_MPATH_ACCT)
 		nvfab_mpath_end_request(rq, sts);
@@ -372,6 +377,7 @@ blk_status_t nvfab_setup_cmd(struct request *rq)
 		return ret;
 	req->genctr++;
 	req->cmd->common.command_id = nvfab_cid(rq);
+	trace_nvfab_setup_cmd(rq, req->cmd);
 	if (rq->cmd_flags & NVFAB_REQ_MPATH)
 		nvfab_mpath_start_request(rq);
 	return BLK_STS_OK;
@@ -1020,6 +1026,7 @@ void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
 	u32 type = result & 0x7;
 	u32 info = (result >> 8) & 0xff;
 
+	trace_nvfab_async_event(ctrl, sts, result);
 	if (sts != NVME_SC_SUCCESS)
 		return;	/* aborted or refused: the next connect re-arms */
 

@@ -33,6 +33,7 @@
 #include "compat.h"
 #include "configfs.h"
 #include "mpath.h"
+#include "trace.h"
 #include <nvfab/fabrics.h>
 
 /* ---- the selector registry ---- */
@@ -1335,6 +1336,7 @@ bool nvfab_mpath_failover(struct request *rq)
 
 	if (!head)
 		return false;
+	trace_nvfab_failover(rq, ns->nsid);
 	switch (status) {
 	case NVME_SC_ANA_TRANSITION:
 	case NVME_SC_ANA_INACCESSIBLE:
