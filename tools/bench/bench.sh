@@ -20,7 +20,11 @@
 #   BENCH_DELAYS   netem delays of path 2 in ms for asym (default "1 30")
 #   BENCH_LB_DELAYS  netem delays of path 1 and path 2 in ms for lb
 #                  (default "8 150")
-#   BENCH_STALL_RUNTIME  seconds per ANA flip / path cut fio run (default 9)
+#   BENCH_STALL_RUNTIME  seconds per path cut fio run (default 9)
+#   BENCH_FLIPS    ANA flips per ANA fio run, 2 s apart (default 8)
+#   BENCH_TRACE    1 (default): keep an ftrace of the nvfab and nvme events
+#                  of each stall run (vm/trace-HOST-ROUND-JOB.txt.gz) and
+#                  report when each host moved the I/O; 0: no trace
 #   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../testing/vm/lib.sh
@@ -34,6 +38,8 @@ export NVFAB_BENCH_SETS=${BENCH_SETS:-single mpath}
 export NVFAB_BENCH_DELAYS=${BENCH_DELAYS:-1 30}
 export NVFAB_BENCH_LB_DELAYS=${BENCH_LB_DELAYS:-8 150}
 export NVFAB_BENCH_STALL_RUNTIME=${BENCH_STALL_RUNTIME:-9}
+export NVFAB_BENCH_FLIPS=${BENCH_FLIPS:-8}
+export NVFAB_BENCH_TRACE=${BENCH_TRACE:-1}
 
 # The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier
 # in PATH, e.g. pyenv's, does not see dist-packages).

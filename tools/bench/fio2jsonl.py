@@ -23,14 +23,28 @@ cut), also:
   gap_ms      the longest time without any completion, from the event to
               the last completion
   n_pre       I/Os completed before the event (0: fio had not started)
+With several events (--event-ms T1,T2,...) each one is measured on its
+own (its baseline since the previous event's window, its gap up to the
+next event), and stall_ms, pre_max_ms and gap_ms are the medians over the
+events; also n_events, stalls_ms and pre_maxes_ms (per event, in time
+order) and stall_max_ms (the worst event).
 Without usable log lines stall_ms falls back to max_lat_ms
 (stall_src "run" instead of "log").
+
+With --trace (an ftrace of the run, see trace_flip.py): path_err_ms,
+log_ms and switch_ms (medians over the events), switches_ms and
+n_trace_events.
 
 Writes nothing and exits 1 when the fio output is missing or not JSON.
 """
 import argparse
 import json
+import os
 import sys
+
+sys.dont_write_bytecode = True     # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import trace_flip  # noqa: E402
 
 
 def load_fio(path):
@@ -61,8 +75,10 @@ def read_log(path):
     return out
 
 
-def window(samples, event_ms, window_ms):
-    pre = [lat for t, lat in samples if t < event_ms]
+def window(samples, event_ms, window_ms, end_ms=None, since_ms=None):
+    """One event: the stall, the baseline before it and the longest gap."""
+    pre = [lat for t, lat in samples
+           if t < event_ms and (since_ms is None or t >= since_ms)]
     post = [(t, lat) for t, lat in samples
             if t >= event_ms and t - lat <= event_ms + window_ms]
     res = {
@@ -70,7 +86,8 @@ def window(samples, event_ms, window_ms):
         "pre_max_ms": round(max(pre), 3) if pre else None,
         "stall_ms": round(max(lat for _, lat in post), 3) if post else None,
     }
-    done = sorted(t for t, _ in samples if t >= event_ms)
+    done = sorted(t for t, _ in samples
+                  if t >= event_ms and (end_ms is None or t < end_ms))
     if done:
         last = event_ms
         gap = 0
@@ -83,8 +100,49 @@ def window(samples, event_ms, window_ms):
     return res
 
 
+def median(vals):
+    vals = sorted(v for v in vals if v is not None)
+    if not vals:
+        return None
+    mid = len(vals) // 2
+    if len(vals) % 2:
+        return vals[mid]
+    return round((vals[mid - 1] + vals[mid]) / 2, 3)
+
+
+def windows(samples, events, window_ms):
+    """Several events: each one's figures, and their medians."""
+    events = sorted(events)
+    per = []
+    for i, ev in enumerate(events):
+        since = events[i - 1] + window_ms if i else None
+        end = events[i + 1] if i + 1 < len(events) else None
+        per.append(window(samples, ev, window_ms, end, since))
+    if len(per) == 1:
+        return per[0]
+    res = {k: median(w[k] for w in per)
+           for k in ("pre_max_ms", "stall_ms", "gap_ms")}
+    res["n_pre"] = per[0]["n_pre"]
+    res["n_events"] = len(per)
+    res["stalls_ms"] = [w["stall_ms"] for w in per]
+    res["pre_maxes_ms"] = [w["pre_max_ms"] for w in per]
+    stalls = [w["stall_ms"] for w in per if w["stall_ms"] is not None]
+    res["stall_max_ms"] = max(stalls) if stalls else None
+    return res
+
+
 def ns_to(v, div):
     return None if v is None else round(v / div, 3)
+
+
+def event_list(text):
+    try:
+        vals = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a list of epoch ms: %r" % text)
+    if not vals:
+        raise argparse.ArgumentTypeError("no event time in %r" % text)
+    return vals
 
 
 def main(argv=None):
@@ -93,8 +151,10 @@ def main(argv=None):
     ap.add_argument("--round", type=int, required=True)
     ap.add_argument("--job", required=True)
     ap.add_argument("--lat-log")
-    ap.add_argument("--event-ms", type=int)
+    ap.add_argument("--event-ms", type=event_list,
+                    help="epoch ms of the event, or of several: T1,T2,...")
     ap.add_argument("--window-ms", type=int, default=3000)
+    ap.add_argument("--trace", help="ftrace of the run (trace_flip.py)")
     ap.add_argument("fio_json")
     a = ap.parse_args(argv)
 
@@ -127,7 +187,7 @@ def main(argv=None):
         except OSError as e:
             print("fio2jsonl: %s" % e, file=sys.stderr)
             samples = []
-        w = window(samples, a.event_ms, a.window_ms)
+        w = windows(samples, a.event_ms, a.window_ms)
         rec.update(w)
         if w["stall_ms"] is None:
             rec["stall_ms"] = rec["max_lat_ms"]
@@ -135,6 +195,12 @@ def main(argv=None):
         else:
             rec["stall_src"] = "log"
         rec["n_log"] = len(samples)
+    if a.trace:
+        try:
+            rec.update(trace_flip.summary(trace_flip.follow(
+                trace_flip.load(a.trace))))
+        except (OSError, EOFError) as e:
+            print("fio2jsonl: %s" % e, file=sys.stderr)
     print(json.dumps(rec))
     return 0
 

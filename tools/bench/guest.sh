@@ -19,7 +19,10 @@
 #           path 2 +$LB_DELAYS[1] ms, so that QD16 on path 1 alone stays
 #           below what the guest's CPUs can serve (an undelayed path in
 #           this TCG guest is CPU-bound at any queue depth)
-#   ana     the longest I/O latency when ANA moves the optimized path
+#   ana     the longest I/O latency when ANA moves the optimized path:
+#           $FLIPS flips in one fio run, one every $FLIP_EVERY s, each
+#           making the path that carries the I/O inaccessible and the
+#           other optimized; the median flip is the result
 #   cut     the longest I/O latency when path 1's link is cut
 #
 # Environment (bench.sh maps BENCH_* on the host to these; run-vm.sh only
@@ -27,7 +30,11 @@
 #   NVFAB_BENCH_ROUNDS (3), NVFAB_BENCH_RUNTIME (5 s per steady fio job),
 #   NVFAB_BENCH_SETS, NVFAB_BENCH_DELAYS ("1 30"), NVFAB_BENCH_LB_DELAYS
 #   ("8 150": path 1 and path 2 for lb),
-#   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts).
+#   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts;
+#   the ANA run lasts as long as its flips need), NVFAB_BENCH_FLIPS (8),
+#   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
+#   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
+#   and read by trace_flip.py; 0: none).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV and
 # NVFAB_BENCH_ETC replace /sys, /dev and /etc/nvme; sourcing this file
 # only defines the functions, running it calls main.
@@ -48,6 +55,11 @@ STALL_RT=${NVFAB_BENCH_STALL_RUNTIME:-9}
 STALL_AT=3		# seconds from the fio start to the flip or cut
 STALL_QD=4
 STALL_WIN_MS=3000	# I/Os issued up to this long after the event count
+FLIPS=${NVFAB_BENCH_FLIPS:-8}	# ANA flips per stall run
+FLIP_EVERY=2		# seconds from one flip to the next
+FLIP_WIN_MS=800		# as STALL_WIN_MS, for each flip
+TRACE=${NVFAB_BENCH_TRACE:-1}
+TRACEFS=${NVFAB_BENCH_TRACEFS:-/sys/kernel/tracing}
 MP_QD=16		# sym and asym
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
@@ -291,31 +303,91 @@ job() {
 	record "$name" "$f"
 }
 
-# stall_job NAME EVENT: 4k randread at QD$STALL_QD for STALL_RT seconds;
-# STALL_AT seconds in, run the function EVENT. Every completion goes to a
-# latency log (epoch timestamps), and fio2jsonl.py takes the longest
-# latency of the I/Os in flight at the event or issued up to STALL_WIN_MS
-# after it. I/O errors do not stop fio; they are counted.
+# now_ms: epoch milliseconds without a fork (a fork costs ~0.1 s in TCG).
+now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo "${t%???}"
+}
+
+# trace_start / trace_mark TEXT / trace_save FILE: with TRACE=1, an ftrace
+# of the nvfab and nvme events (each host's commands, completions, AENs,
+# ANA changes) in a ring large enough for one stall run. Never fatal.
+trace_start() {
+	[ "$TRACE" = 1 ] || return 0
+	[ -e "$TRACEFS/trace" ] || mount -t tracefs nodev "$TRACEFS" 2>/dev/null
+	[ -e "$TRACEFS/trace" ] || { log "no tracefs at $TRACEFS"; TRACE=0; return 0; }
+	echo 0 >"$TRACEFS/tracing_on"
+	echo 32768 >"$TRACEFS/buffer_size_kb"
+	: >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/nvfab/enable" 2>/dev/null
+	echo 1 >"$TRACEFS/events/nvme/enable" 2>/dev/null
+	echo 1 >"$TRACEFS/tracing_on"
+}
+trace_mark() { [ "$TRACE" = 1 ] && echo "bench: $*" >"$TRACEFS/trace_marker"; }
+trace_save() {
+	TRACE_FILE=
+	[ "$TRACE" = 1 ] || return 0
+	echo 0 >"$TRACEFS/tracing_on"
+	echo 0 >"$TRACEFS/events/enable"
+	gzip -1 <"$TRACEFS/trace" >"$1.gz" && TRACE_FILE=$1.gz
+	: >"$TRACEFS/trace"
+}
+
+# stall_job NAME EVENT [N]: 4k randread at QD$STALL_QD; STALL_AT seconds
+# in, run the function EVENT; with N (ANA flips), N times FLIP_EVERY
+# seconds apart, as "EVENT K" (K = 0..N-1) followed halfway by
+# "EVENT_settle K". Every completion goes to a latency log (epoch
+# timestamps), and fio2jsonl.py takes for each event the longest latency
+# of the I/Os in flight at the event or issued up to the window after it,
+# and reports the median event. I/O errors do not stop fio; they are
+# counted.
 stall_job() {
-	local name=$1 ev=$2 f=$OUT/fio-$INIT-$ROUND-$1.json lp=/tmp/bench-lat pid t_ev
+	local name=$1 ev=$2 n=${3:-0} f=$OUT/fio-$INIT-$ROUND-$1.json
+	local lp=/tmp/bench-lat pid k t times='' rt=$STALL_RT win=$STALL_WIN_MS
+	if [ "$n" -gt 0 ]; then
+		rt=$((STALL_AT + n * FLIP_EVERY + 1))
+		win=$FLIP_WIN_MS
+	fi
 	rm -f "$f" "$lp"_*.log
-	timeout -k 10 $((STALL_RT + 120)) \
+	trace_start
+	timeout -k 10 $((rt + 120)) \
 		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
 		--rw=randread --bs=4k --iodepth="$STALL_QD" \
-		--time_based --runtime="$STALL_RT" --continue_on_error=all \
+		--time_based --runtime="$rt" --continue_on_error=all \
 		--write_lat_log="$lp" --log_avg_msec=0 --log_unix_epoch=1 \
 		--output-format=json --output="$f" >/dev/null 2>&1 &
 	pid=$!
 	sleep "$STALL_AT"
-	t_ev=$(date +%s%3N)
-	"$ev" || log "$name: event $ev failed"
+	for ((k = 0; k < (n > 0 ? n : 1); k++)); do
+		t=$(now_ms)
+		times+=${times:+,}$t
+		trace_mark "event $k of $name at $t"
+		if [ "$n" = 0 ]; then
+			"$ev" || log "$name: event $ev failed"
+			break
+		fi
+		"$ev" "$k" || log "$name: event $ev $k failed"
+		sleep "$((FLIP_EVERY / 2))"
+		"${ev}_settle" "$k" || log "$name: ${ev}_settle $k failed"
+		sleep "$((FLIP_EVERY - FLIP_EVERY / 2))"
+	done
 	wait "$pid" || log "fio $name exited $? on $DEV ($INIT, round $ROUND)"
-	record "$name" "$f" --lat-log "${lp}_lat.1.log" --event-ms "$t_ev" \
-		--window-ms "$STALL_WIN_MS"
+	trace_save "$OUT/trace-$INIT-$ROUND-$name.txt"
+	record "$name" "$f" --lat-log "${lp}_lat.1.log" --event-ms "$times" \
+		--window-ms "$win" ${TRACE_FILE:+--trace "$TRACE_FILE"}
 	rm -f "$lp"_*.log
 }
 
-ev_flip() { nvmet_set_ana 1 inaccessible && nvmet_set_ana 2 optimized; }
+# ev_flip K: the path that carries the I/O (1 for even K, 2 for odd K)
+# becomes inaccessible and the other optimized, in that order, as a target
+# moves a namespace's optimized port. ev_flip_settle K: the path flipped
+# away from becomes non-optimized, so that the next flip is the mirror of
+# this one and nothing moves in between.
+ev_flip() {
+	local from=$(($1 % 2 + 1)) to=$((2 - $1 % 2))
+	nvmet_set_ana "$from" inaccessible && nvmet_set_ana "$to" optimized
+}
+ev_flip_settle() { nvmet_set_ana "$(($1 % 2 + 1))" non-optimized; }
 ev_cut() { topo_cut 1; }
 
 # ---- scenario sets -------------------------------------------------------
@@ -386,7 +458,7 @@ run_ana() {
 	[ "$INIT" = kernel ] && pols=("${ANA_KERNEL[@]}")
 	for pol in "${pols[@]}"; do
 		set_ana optimized non-optimized && set_policy "$pol" &&
-			stall_job "ana-$pol" ev_flip
+			stall_job "ana-$pol" ev_flip "$FLIPS"
 	done
 	set_ana optimized optimized
 }

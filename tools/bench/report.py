@@ -55,8 +55,9 @@ def single_rows():
 
 
 def ana_rows():
-    g = ("2 paths: ANA flip stall (port 1 optimized -> inaccessible, "
-         "port 2 non-optimized -> optimized; longest I/O latency, QD4)")
+    g = ("2 paths: ANA flip stall (the optimized port carrying the I/O -> "
+         "inaccessible, the other non-optimized -> optimized; longest I/O "
+         "latency, QD4, median of the flips of a run)")
     out = []
     for a in ("round-robin", "service-time"):
         for b in ("round-robin", "numa"):
@@ -65,6 +66,15 @@ def ana_rows():
                 "ANA flip stall, nvfab %s / in-kernel %s" % (a, b),
                 "stall_ms", "ms", (NVFAB, "ana-" + a), (KERNEL, "ana-" + b),
                 "lower", 1.0, notes="errors"))
+    g = ("2 paths: ANA flip, when the I/O moved (first I/O command on the "
+         "other controller, ms after the flip; from the trace)")
+    for a in ("round-robin", "service-time"):
+        for b in ("round-robin", "numa"):
+            out.append(row(
+                "ana-move-%s-%s" % (SHORT[a], SHORT[b]), g,
+                "ANA flip I/O moved, nvfab %s / in-kernel %s" % (a, b),
+                "switch_ms", "ms", (NVFAB, "ana-" + a),
+                (KERNEL, "ana-" + b), "lower"))
     return out
 
 

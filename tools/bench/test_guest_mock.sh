@@ -47,6 +47,7 @@ mock_run() {
 		export OUT=$TMP/$name NVFAB_BENCH_SYS=$TMP/$name/sys
 		export NVFAB_BENCH_DEV=$TMP/$name/dev NVFAB_BENCH_ETC=$TMP/$name/etc
 		export NVFAB_BENCH_ROUNDS=2 NVFAB_BENCH_RUNTIME=1
+		export NVFAB_BENCH_TRACEFS=$TMP/$name/tracefs
 		local kv
 		for kv in "$@"; do
 			export "${kv?}"
@@ -61,6 +62,8 @@ mock_run() {
 mock_functions() {
 	EV=$OUT/events
 	: >"$EV"
+	mkdir -p "$TRACEFS/events/nvfab" "$TRACEFS/events/nvme"
+	: >"$TRACEFS/trace"
 	NEXT=0
 	declare -gA TGT_ANA=([1]=optimized [2]=optimized)
 	sleep() { :; }
@@ -174,6 +177,14 @@ mock_functions() {
 		printf '{"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
+			# what the host traced: I/O on one controller, a path
+			# error, then I/O on the other
+			{
+				echo "  fio-1 [000] ..... 10.000000: nvfab_setup_cmd: nvfab0: qid=1, cmdid=1, nsid=1"
+				echo "  sh-2 [000] ..... 10.001000: tracing_mark_write: bench: event 0 of $name at 1"
+				echo "  kw-3 [001] ..... 10.003000: nvfab_complete_rq: nvfab0: qid=1, cmdid=1, res=0x0, retries=0, flags=0x4, status=0x302"
+				echo "  fio-1 [000] ..... 10.003500: nvfab_setup_cmd: nvfab1: qid=2, cmdid=7, nsid=1"
+			} >"$TRACEFS/trace"
 			t0=$(date +%s%3N)
 			{
 				for ((i = 0; i < 50; i++)); do
@@ -201,7 +212,21 @@ check "full: nvfab mpath connects with keep_alive_tmo=5,reconnect_delay=1" \
 	test "$(events full 'nvfab connect .*keep_alive_tmo=5,reconnect_delay=1')" = 4
 check "full: nvfab single connects without them" test "$(events full 'nvfab connect 1 opts=$')" = 2
 check "full: in-kernel mpath connects with -k 5 -c 1" test "$(events full 'kernel connect .*-k 5 -c 1')" = 4
-check "full: 8 ANA flips (2 rounds x 2 hosts x 2 policies)" test "$(events full 'ana 1 inaccessible')" = 8
+# 8 flips per ANA run, alternating: 1 -> 2 on even flips, 2 -> 1 on odd ones
+check "full: 32 ANA flips away from path 1 (2 rounds x 2 hosts x 2 policies x 4)" \
+	test "$(events full 'ana 1 inaccessible')" = 32
+check "full: 32 ANA flips away from path 2" test "$(events full 'ana 2 inaccessible')" = 32
+check "full: each flip settles (the path flipped away from: non-optimized)" \
+	test "$(events full 'ana [12] non-optimized')" = $((64 + 8))
+check "full: a flip makes the other path optimized next" \
+	test "$(grep -A1 'ana 2 inaccessible' "$TMP/full/events" | grep -c 'ana 1 optimized')" = 32
+check "full: ANA rows measure 8 events" test "$(lines full '"n_events": 8')" = 8
+check "full: stall rows read the trace (I/O moved 2.5 ms after the marker)" \
+	test "$(lines full '"switch_ms": 2.5')" = 12
+check "full: traces kept" test "$(find "$TMP/full" -name 'trace-*-ana-*.txt.gz' | wc -l)" = 8
+mock_run notrace NVFAB_BENCH_SETS=ana NVFAB_BENCH_TRACE=0 NVFAB_BENCH_ROUNDS=1
+check "trace=0: no trace, no switch_ms" \
+	test "$(lines notrace switch_ms)" = 0 -a "$(find "$TMP/notrace" -name 'trace-*' | wc -l)" = 0
 check "full: 4 cuts" test "$(events full '^cut 1')" = 4
 check "full: stall runs on the right iopolicies" test "$(events full 'fio ana-service-time nvfab service-time')" = 2
 check "full: in-kernel ana-numa on numa" test "$(events full 'fio ana-numa kernel numa')" = 2

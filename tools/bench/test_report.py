@@ -15,6 +15,7 @@ sys.dont_write_bytecode = True     # no __pycache__ in the tree
 sys.path.insert(0, HERE)
 import fio2jsonl  # noqa: E402
 import report  # noqa: E402
+import trace_flip  # noqa: E402
 
 NV, K = "nvfab", "kernel"
 
@@ -196,6 +197,70 @@ class Fio2JsonlTest(unittest.TestCase):
         self.assertEqual(w["stall_ms"], 2500.0)
         w = fio2jsonl.window([], 1500, 3000)
         self.assertIsNone(w["stall_ms"])
+
+    def test_windows_several_events(self):
+        # events at 1000, 2000, 3000, window 500; 1 ms background.
+        s = [(t, 1.0) for t in range(0, 4000, 10)]
+        s += [(1004, 9.0),      # event 1: in flight at 1000
+              (2300, 40.0),     # event 2: issued at 2260
+              (2950, 5.0),      # before event 3: its baseline
+              (3700, 600.0)]    # event 3: issued at 3100
+        w = fio2jsonl.windows(s, [2000, 1000, 3000], 500)
+        self.assertEqual(w["n_events"], 3)
+        self.assertEqual(w["stalls_ms"], [9.0, 40.0, 600.0])
+        self.assertEqual(w["stall_ms"], 40.0)       # the median event
+        self.assertEqual(w["stall_max_ms"], 600.0)
+        # baselines: before 1000; 1500..2000; 2500..3000
+        self.assertEqual(w["pre_maxes_ms"], [1.0, 1.0, 5.0])
+        self.assertEqual(w["pre_max_ms"], 1.0)
+        # one event: exactly window()
+        self.assertEqual(fio2jsonl.windows(s, [1000], 500),
+                         fio2jsonl.window(s, 1000, 500))
+        self.assertEqual(fio2jsonl.median([3, None, 1, 2, 10]), 2.5)
+        self.assertIsNone(fio2jsonl.median([None]))
+
+    def test_trace_flip_both_hosts(self):
+        """One parser for nvfab's and the in-kernel host's events."""
+        nvfab = """# tracer: nop
+ fio-277 [000] ..... 9.990000: nvfab_setup_cmd: nvfab0: qid=1, cmdid=4098, nsid=1, flags=0x0, opcode=0x2, fctype=0x0, mpath=1, cdw10=c2 3d 00 00
+ sh-163 [000] ..... 10.000000: tracing_mark_write: bench: event 0 of ana-rr at 1795370378359
+ kw-66 [001] ..... 10.001675: nvfab_async_event: nvfab0: status=0x0, result=0xc0302 (type 2, info 0x3, log page 0xc)
+ kw-66 [001] ..... 10.002204: nvfab_setup_cmd: nvfab0: qid=0, cmdid=8211, nsid=4294967295, flags=0x0, opcode=0x2, fctype=0x0, mpath=0, cdw10=0c 00 03 08 00
+ kw-66 [001] ..... 10.002543: nvfab_complete_rq: nvfab0: qid=2, cmdid=28771, res=0x0, retries=0, flags=0x4, status=0x2302
+ kw-66 [001] ..... 10.002674: nvfab_complete_rq: nvfab0: qid=0, cmdid=8211, res=0x0, retries=0, flags=0x0, status=0x0
+ fio-277 [000] ..... 10.002902: nvfab_setup_cmd: nvfab1: qid=1, cmdid=4100, nsid=1, flags=0x0, opcode=0x2, fctype=0x0, mpath=1, cdw10=00
+ sh-163 [000] ..... 12.000000: tracing_mark_write: bench: event 1 of ana-rr at 1795370380508
+ fio-277 [000] ..... 12.005000: nvfab_setup_cmd: nvfab1: qid=1, cmdid=4101, nsid=1, flags=0x0, opcode=0x2, fctype=0x0, mpath=1, cdw10=00
+"""
+        kernel = """ fio-401 [000] ..... 91.800000: nvme_setup_cmd: nvme0: disk=nvme0c0n1, qid=1, cmdid=33, nsid=1, flags=0x0, meta=0x0, cmd=(nvme_cmd_read slba=15810, len=0, ctrl=0x0, dsmgmt=0, reftag=0)
+ guest.sh-163 [000] ..... 91.810000: tracing_mark_write: bench: event 0 of ana-rr at 1795370457772
+ kw-51 [001] ..... 91.811928: nvme_complete_rq: nvme0: disk=nvme0c0n1, qid=2, cmdid=61472, res=0x0, retries=0, flags=0x4, status=0x2302
+ kw-51 [001] ..... 91.812044: nvme_async_event: nvme0: NVME_AEN=0x0c0302 [NVME_AER_NOTICE]
+ kw-51 [001] ..... 91.812054: nvme_setup_cmd: nvme0: qid=0, cmdid=32789, nsid=4294967295, flags=0x0, meta=0x0, cmd=(nvme_admin_get_log_page cdw10=0c 00 03 08 00 00 00 00 00 00 00 00 00 00 00 00)
+ fio-401 [000] ..... 91.812236: nvme_setup_cmd: nvme1: disk=nvme0c1n1, qid=1, cmdid=40, nsid=1, flags=0x0, meta=0x0, cmd=(nvme_cmd_read slba=1, len=0, ctrl=0x0, dsmgmt=0, reftag=0)
+ kw-51 [001] ..... 91.812768: nvme_complete_rq: nvme0: qid=0, cmdid=32789, res=0x0, retries=0, flags=0x0, status=0x0
+"""
+        per = trace_flip.follow(trace_flip.parse(nvfab.splitlines()))
+        self.assertEqual(len(per), 2)
+        self.assertEqual(per[0]["from"], "nvfab0")
+        self.assertEqual(per[0]["to"], "nvfab1")
+        self.assertEqual(per[0]["path_err_ms"], 2.543)
+        self.assertEqual(per[0]["log_ms"], 2.674)
+        self.assertEqual(per[0]["switch_ms"], 2.902)
+        # event 1: the I/O stays on nvfab1, nothing failed
+        self.assertEqual(per[1]["from"], "nvfab1")
+        self.assertIsNone(per[1]["switch_ms"])
+        self.assertIsNone(per[1]["path_err_ms"])
+        s = trace_flip.summary(per)
+        self.assertEqual(s["switch_ms"], 2.902)
+        self.assertEqual(s["n_trace_events"], 2)
+        per = trace_flip.follow(trace_flip.parse(kernel.splitlines()))
+        self.assertEqual(per, [{"event": 0, "job": "ana-rr", "from": "nvme0",
+                                "to": "nvme1", "path_err_ms": 1.928,
+                                "log_ms": 2.768, "switch_ms": 2.236}])
+        # no marker: nothing; garbage lines are skipped
+        self.assertEqual(trace_flip.follow(trace_flip.parse(
+            ["", "junk", " a-1 [000] ..... x: y: z"])), [])
 
     def test_fio_json_total_latency(self):
         # With --lat_percentiles=1 the total latency (slat + clat) is used.
