@@ -373,6 +373,8 @@ stall_job() {
 	done
 	wait "$pid" || log "fio $name exited $? on $DEV ($INIT, round $ROUND)"
 	trace_save "$OUT/trace-$INIT-$ROUND-$name.txt"
+	# the trace's "I/O moved" only means something for an ANA flip
+	[ "$n" -gt 0 ] || TRACE_FILE=
 	record "$name" "$f" --lat-log "${lp}_lat.1.log" --event-ms "$times" \
 		--window-ms "$win" ${TRACE_FILE:+--trace "$TRACE_FILE"}
 	rm -f "$lp"_*.log

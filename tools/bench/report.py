@@ -66,14 +66,22 @@ def ana_rows():
                 "ANA flip stall, nvfab %s / in-kernel %s" % (a, b),
                 "stall_ms", "ms", (NVFAB, "ana-" + a), (KERNEL, "ana-" + b),
                 "lower", 1.0, notes="errors"))
-    g = ("2 paths: ANA flip, when the I/O moved (first I/O command on the "
-         "other controller, ms after the flip; from the trace)")
+    g = ("2 paths: ANA flip, from the trace: I/O moved (first I/O command on "
+         "the other controller, ms after the flip) and the host's part of it "
+         "(from the first path error it received)")
     for a in ("round-robin", "service-time"):
         for b in ("round-robin", "numa"):
             out.append(row(
                 "ana-move-%s-%s" % (SHORT[a], SHORT[b]), g,
                 "ANA flip I/O moved, nvfab %s / in-kernel %s" % (a, b),
                 "switch_ms", "ms", (NVFAB, "ana-" + a),
+                (KERNEL, "ana-" + b), "lower"))
+    for a in ("round-robin", "service-time"):
+        for b in ("round-robin", "numa"):
+            out.append(row(
+                "ana-react-%s-%s" % (SHORT[a], SHORT[b]), g,
+                "ANA flip host part, nvfab %s / in-kernel %s" % (a, b),
+                "react_ms", "ms", (NVFAB, "ana-" + a),
                 (KERNEL, "ana-" + b), "lower"))
     return out
 

@@ -221,8 +221,11 @@ check "full: each flip settles (the path flipped away from: non-optimized)" \
 check "full: a flip makes the other path optimized next" \
 	test "$(grep -A1 'ana 2 inaccessible' "$TMP/full/events" | grep -c 'ana 1 optimized')" = 32
 check "full: ANA rows measure 8 events" test "$(lines full '"n_events": 8')" = 8
-check "full: stall rows read the trace (I/O moved 2.5 ms after the marker)" \
-	test "$(lines full '"switch_ms": 2.5')" = 12
+check "full: ANA rows read the trace (I/O moved 2.5 ms after the marker, 0.5 ms after the path error)" \
+	test "$(lines full '"switch_ms": 2.5, "react_ms": 0.5')" = 8
+check "full: cut rows keep their trace but do not read it" \
+	test "$(lines full '"job": "cut-round-robin".*switch_ms')" = 0 -a \
+	"$(find "$TMP/full" -name 'trace-*-cut-*.txt.gz' | wc -l)" = 4
 check "full: traces kept" test "$(find "$TMP/full" -name 'trace-*-ana-*.txt.gz' | wc -l)" = 8
 mock_run notrace NVFAB_BENCH_SETS=ana NVFAB_BENCH_TRACE=0 NVFAB_BENCH_ROUNDS=1
 check "trace=0: no trace, no switch_ms" \

@@ -57,9 +57,11 @@ def synthetic(rounds=3, drop=()):
             add(K, rnd, "lb-" + p, iops=iops)
         add(NV, rnd, "lb-service-time", iops=1700 * f)
         for p, ms in (("round-robin", 40), ("service-time", 35)):
-            add(NV, rnd, "ana-" + p, stall_ms=ms * f, max_lat_ms=ms * f)
+            add(NV, rnd, "ana-" + p, stall_ms=ms * f, max_lat_ms=ms * f,
+                switch_ms=2.0 * f, react_ms=0.1 * f)
         for p, ms in (("round-robin", 50), ("numa", 30)):
-            add(K, rnd, "ana-" + p, stall_ms=ms, max_lat_ms=ms)
+            add(K, rnd, "ana-" + p, stall_ms=ms, max_lat_ms=ms,
+                switch_ms=2.0, react_ms=0.1)
         add(NV, rnd, "cut-round-robin", stall_ms=6000 * f, errors=rnd - 1)
         add(K, rnd, "cut-round-robin", stall_ms=5500, errors=0)
     return lines
@@ -120,6 +122,9 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(rows["sym-nvfab-2v1"]["ratio"], 1.1)
         self.assertEqual(rows["ana-rr-rr"]["status"], "met")       # 0.8
         self.assertEqual(rows["ana-st-numa"]["status"], "NOT met")  # 1.17
+        self.assertEqual(rows["ana-react-rr-rr"]["status"], "info")
+        self.assertIsNone(rows["ana-react-rr-rr"]["goal"])
+        self.assertEqual(rows["ana-move-st-numa"]["status"], "info")
         self.assertEqual(rows["cut-rr"]["status"], "NOT met")      # 1.09
         self.assertEqual(rows["cut-rr"]["errors"], {"a": 3, "b": 0})
         self.assertIn("I/O errors A/B: 3/0", r.stdout)
@@ -247,6 +252,7 @@ class Fio2JsonlTest(unittest.TestCase):
         self.assertEqual(per[0]["path_err_ms"], 2.543)
         self.assertEqual(per[0]["log_ms"], 2.674)
         self.assertEqual(per[0]["switch_ms"], 2.902)
+        self.assertEqual(per[0]["react_ms"], 0.359)
         # event 1: the I/O stays on nvfab1, nothing failed
         self.assertEqual(per[1]["from"], "nvfab1")
         self.assertIsNone(per[1]["switch_ms"])
@@ -257,7 +263,8 @@ class Fio2JsonlTest(unittest.TestCase):
         per = trace_flip.follow(trace_flip.parse(kernel.splitlines()))
         self.assertEqual(per, [{"event": 0, "job": "ana-rr", "from": "nvme0",
                                 "to": "nvme1", "path_err_ms": 1.928,
-                                "log_ms": 2.768, "switch_ms": 2.236}])
+                                "log_ms": 2.768, "switch_ms": 2.236,
+                                "react_ms": 0.308}])
         # no marker: nothing; garbage lines are skipped
         self.assertEqual(trace_flip.follow(trace_flip.parse(
             ["", "junk", " a-1 [000] ..... x: y: z"])), [])

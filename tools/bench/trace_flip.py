@@ -18,6 +18,9 @@ both. For each event, in ms after its marker:
   switch_ms    the first I/O command sent on a controller other than the
                one that carried the I/O just before the event: when the
                I/O had moved
+  react_ms     switch_ms - path_err_ms: the host's own part, from the
+               path error it received to the I/O sent elsewhere (the
+               time to the first path error is the target's)
 
 An event with no such line has None there. The medians are over the
 events that have a value.
@@ -31,7 +34,7 @@ import sys
 LINE = re.compile(r"^\s*\S.*?\s+\[\d+\]\s+\S+\s+([\d.]+):\s+(\w+):\s+(.*)$")
 MARK = re.compile(r"bench: event (\d+) of (\S+)")
 FIELD = re.compile(r"(\w+)=([^,\s)]+)")
-FIELDS = ("path_err_ms", "log_ms", "switch_ms")
+FIELDS = ("path_err_ms", "log_ms", "switch_ms", "react_ms")
 
 
 def parse(lines):
@@ -96,6 +99,8 @@ def follow(events):
                     r["path_err_ms"] = ms
                 if r["log_ms"] is None and (ctrl, f.get("cmdid")) in logs:
                     r["log_ms"] = ms
+        if r["switch_ms"] is not None and r["path_err_ms"] is not None:
+            r["react_ms"] = round(r["switch_ms"] - r["path_err_ms"], 3)
         res.append(r)
     return res
 
@@ -138,12 +143,14 @@ def main(argv=None):
         return 0
     for r in per:
         print("event %d of %s: from %s to %s; path error %s ms, ANA log %s ms,"
-              " I/O moved %s ms" % (r["event"], r["job"], r["from"],
-                                    r.get("to"), r["path_err_ms"],
-                                    r["log_ms"], r["switch_ms"]))
+              " I/O moved %s ms (host %s ms)"
+              % (r["event"], r["job"], r["from"], r.get("to"),
+                 r["path_err_ms"], r["log_ms"], r["switch_ms"],
+                 r["react_ms"]))
     s = summary(per)
-    print("median: path error %s ms, ANA log %s ms, I/O moved %s ms"
-          % (s["path_err_ms"], s["log_ms"], s["switch_ms"]))
+    print("median: path error %s ms, ANA log %s ms, I/O moved %s ms (host %s"
+          " ms)" % (s["path_err_ms"], s["log_ms"], s["switch_ms"],
+                    s["react_ms"]))
     return 0
 
 
