@@ -100,14 +100,7 @@ def window(samples, event_ms, window_ms, end_ms=None, since_ms=None):
     return res
 
 
-def median(vals):
-    vals = sorted(v for v in vals if v is not None)
-    if not vals:
-        return None
-    mid = len(vals) // 2
-    if len(vals) % 2:
-        return vals[mid]
-    return round((vals[mid - 1] + vals[mid]) / 2, 3)
+median = trace_flip.median
 
 
 def windows(samples, events, window_ms):

@@ -69,20 +69,15 @@ def ana_rows():
     g = ("2 paths: ANA flip, from the trace: I/O moved (first I/O command on "
          "the other controller, ms after the flip) and the host's part of it "
          "(from the first path error it received)")
-    for a in ("round-robin", "service-time"):
-        for b in ("round-robin", "numa"):
-            out.append(row(
-                "ana-move-%s-%s" % (SHORT[a], SHORT[b]), g,
-                "ANA flip I/O moved, nvfab %s / in-kernel %s" % (a, b),
-                "switch_ms", "ms", (NVFAB, "ana-" + a),
-                (KERNEL, "ana-" + b), "lower"))
-    for a in ("round-robin", "service-time"):
-        for b in ("round-robin", "numa"):
-            out.append(row(
-                "ana-react-%s-%s" % (SHORT[a], SHORT[b]), g,
-                "ANA flip host part, nvfab %s / in-kernel %s" % (a, b),
-                "react_ms", "ms", (NVFAB, "ana-" + a),
-                (KERNEL, "ana-" + b), "lower"))
+    for rid, title, metric in (("move", "I/O moved", "switch_ms"),
+                               ("react", "host part", "react_ms")):
+        for a in ("round-robin", "service-time"):
+            for b in ("round-robin", "numa"):
+                out.append(row(
+                    "ana-%s-%s-%s" % (rid, SHORT[a], SHORT[b]), g,
+                    "ANA flip %s, nvfab %s / in-kernel %s" % (title, a, b),
+                    metric, "ms", (NVFAB, "ana-" + a),
+                    (KERNEL, "ana-" + b), "lower"))
     return out
 
 
