@@ -32,8 +32,8 @@ Without usable log lines stall_ms falls back to max_lat_ms
 (stall_src "run" instead of "log").
 
 With --trace (an ftrace of the run, see trace_flip.py): path_err_ms,
-log_ms and switch_ms (medians over the events), switches_ms and
-n_trace_events.
+log_ms, switch_ms and react_ms (medians over the events), switches_ms
+and n_trace_events.
 
 Writes nothing and exits 1 when the fio output is missing or not JSON.
 """

@@ -323,7 +323,10 @@ trace_start() {
 	echo 1 >"$TRACEFS/events/nvme/enable" 2>/dev/null
 	echo 1 >"$TRACEFS/tracing_on"
 }
-trace_mark() { [ "$TRACE" = 1 ] && echo "bench: $*" >"$TRACEFS/trace_marker"; }
+trace_mark() {
+	[ "$TRACE" = 1 ] || return 0
+	echo "bench: $*" >"$TRACEFS/trace_marker"
+}
 trace_save() {
 	TRACE_FILE=
 	[ "$TRACE" = 1 ] || return 0
@@ -331,6 +334,15 @@ trace_save() {
 	echo 0 >"$TRACEFS/events/enable"
 	gzip -1 <"$TRACEFS/trace" >"$1.gz" && TRACE_FILE=$1.gz
 	: >"$TRACEFS/trace"
+}
+
+# mark_event K: within stall_job, note event K's time (epoch ms) in its
+# $times and in the trace.
+mark_event() {
+	local t
+	t=$(now_ms)
+	times+=${times:+,}$t
+	trace_mark "event $1 of $name at $t"
 }
 
 # stall_job NAME EVENT [N]: 4k randread at QD$STALL_QD; STALL_AT seconds
@@ -343,7 +355,7 @@ trace_save() {
 # counted.
 stall_job() {
 	local name=$1 ev=$2 n=${3:-0} f=$OUT/fio-$INIT-$ROUND-$1.json
-	local lp=/tmp/bench-lat pid k t times='' rt=$STALL_RT win=$STALL_WIN_MS
+	local lp=/tmp/bench-lat pid k times='' rt=$STALL_RT win=$STALL_WIN_MS
 	if [ "$n" -gt 0 ]; then
 		rt=$((STALL_AT + n * FLIP_EVERY + 1))
 		win=$FLIP_WIN_MS
@@ -358,14 +370,12 @@ stall_job() {
 		--output-format=json --output="$f" >/dev/null 2>&1 &
 	pid=$!
 	sleep "$STALL_AT"
-	for ((k = 0; k < (n > 0 ? n : 1); k++)); do
-		t=$(now_ms)
-		times+=${times:+,}$t
-		trace_mark "event $k of $name at $t"
-		if [ "$n" = 0 ]; then
-			"$ev" || log "$name: event $ev failed"
-			break
-		fi
+	if [ "$n" = 0 ]; then
+		mark_event 0
+		"$ev" || log "$name: event $ev failed"
+	fi
+	for ((k = 0; k < n; k++)); do
+		mark_event "$k"
 		"$ev" "$k" || log "$name: event $ev $k failed"
 		sleep "$((FLIP_EVERY / 2))"
 		"${ev}_settle" "$k" || log "$name: ${ev}_settle $k failed"

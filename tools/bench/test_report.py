@@ -3,6 +3,7 @@
 """Tests of report.py, fio2jsonl.py and plot.py on synthetic data; no
 guest needed:  python3 tools/bench/test_report.py  (plot tests are skipped
 when this python3 has no matplotlib)."""
+import argparse
 import json
 import os
 import subprocess
@@ -223,6 +224,13 @@ class Fio2JsonlTest(unittest.TestCase):
                          fio2jsonl.window(s, 1000, 500))
         self.assertEqual(fio2jsonl.median([3, None, 1, 2, 10]), 2.5)
         self.assertIsNone(fio2jsonl.median([None]))
+
+    def test_event_list(self):
+        self.assertEqual(fio2jsonl.event_list("5"), [5])
+        self.assertEqual(fio2jsonl.event_list("3,1, 2,"), [3, 1, 2])
+        for bad in ("", ",", "x", "1,x", "1.5", "0x10"):
+            with self.assertRaises(argparse.ArgumentTypeError, msg=bad):
+                fio2jsonl.event_list(bad)
 
     def test_trace_flip_both_hosts(self):
         """One parser for nvfab's and the in-kernel host's events."""
