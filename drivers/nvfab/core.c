@@ -312,6 +312,7 @@ bool nvfab_try_complete_req(struct request *rq, __le16 status,
 
 	req->status = le16_to_cpu(status) >> 1;
 	req->result = result;
+	nvfab_req_done(rq);
 	blk_mq_complete_request(rq);
 	return true;
 }
@@ -336,6 +337,7 @@ bool nvfab_cancel_request(struct request *rq, void *data)
 		return true;
 	req->status = NVME_SC_HOST_ABORTED_CMD;
 	req->flags |= NVFAB_REQ_CANCELLED;
+	nvfab_req_done(rq);
 	blk_mq_complete_request(rq);
 	return true;
 }

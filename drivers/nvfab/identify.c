@@ -62,7 +62,10 @@ static u32 nvfab_mdts_to_sectors(u8 mdts, u64 cap)
  * CNTLID must be a valid Controller ID and the one from Connect. An I/O
  * controller must take at least a 64-byte command capsule and a 16-byte
  * response capsule, and its IOCCSZ in bytes must fit 32 bits. SGLs must be
- * supported. MDTS (in CAP.MPSMIN pages) becomes @out->max_hw_sectors,
+ * supported. MAXCMD, mandatory for fabrics, must not be 0. An I/O
+ * controller's SQES and CQES must require 64-byte submission and 16-byte
+ * completion queue entries (their NVM command set sizes), with a maximum
+ * no smaller than the required size. MDTS (in CAP.MPSMIN pages) becomes @out->max_hw_sectors,
  * capped at 8 MiB.
  *
  * Context: any context.
@@ -111,6 +114,22 @@ int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 	if (!discovery && iorcsz < 1) {
 		dev_err(dev, "Identify: IORCSZ %u is below the 16-byte CQE\n",
 			iorcsz);
+		return -EINVAL;
+	}
+	if (!le16_to_cpu(id->maxcmd)) {
+		dev_err(dev, "Identify: MAXCMD is 0 (mandatory for fabrics)\n");
+		return -EINVAL;
+	}
+	if (!discovery && ((id->sqes & 0xf) != NVME_NVM_IOSQES ||
+			   (id->sqes >> 4) < NVME_NVM_IOSQES)) {
+		dev_err(dev, "Identify: SQES 0x%02x does not give 64-byte SQ entries\n",
+			id->sqes);
+		return -EINVAL;
+	}
+	if (!discovery && ((id->cqes & 0xf) != NVME_NVM_IOCQES ||
+			   (id->cqes >> 4) < NVME_NVM_IOCQES)) {
+		dev_err(dev, "Identify: CQES 0x%02x does not give 16-byte CQ entries\n",
+			id->cqes);
 		return -EINVAL;
 	}
 	if (!(le32_to_cpu(id->sgls) & 0x3)) {

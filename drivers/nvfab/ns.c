@@ -121,8 +121,9 @@ static int nvfab_ns_identify(struct nvfab_ctrl *ctrl, u32 nsid,
 	if (!ret)
 		ret = nvfab_parse_ns_descs(buf, NVME_IDENTIFY_DATA_SIZE, ids,
 					   ctrl->device);
-	else if (ret > 0)
-		ret = 0;	/* optional before 1.3: keep the ID's values */
+	else if (ret > 0 && (ret & NVME_STATUS_DNR) &&
+		 (ret & NVME_SCT_SC_MASK) == NVME_SC_INVALID_FIELD)
+		ret = 0;	/* CNS 03h not supported: keep the ID's values */
 	kfree(buf);
 	return ret;
 }
@@ -288,6 +289,30 @@ static bool nvfab_ns_is_not(struct nvfab_ns *ns, void *data)
 	return ns->nsid != *(u32 *)data;
 }
 
+/*
+ * Whether a failed Identify says that the namespace is gone: Invalid
+ * Namespace or Format with DNR set (NVMe Base 2.0, 5.17.2). Anything else
+ * (a timeout, a reset, Namespace Not Ready, no memory) says nothing about
+ * the namespace, which stays.
+ */
+static bool nvfab_ns_gone(int ret)
+{
+	return ret > 0 && (ret & NVME_STATUS_DNR) &&
+	       (ret & NVME_SCT_SC_MASK) == NVME_SC_INVALID_NS;
+}
+
+/* Keep @nsid through this scan (generation @gen) if it exists. */
+static void nvfab_keep_ns(struct nvfab_ctrl *ctrl, u32 nsid, u32 gen)
+{
+	struct nvfab_ns *ns;
+
+	down_read(&ctrl->namespaces_rwsem);
+	ns = nvfab_find_ns(ctrl, nsid);
+	if (ns)
+		ns->scan_gen = gen;
+	up_read(&ctrl->namespaces_rwsem);
+}
+
 static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 				       u32 gen)
 {
@@ -298,11 +323,20 @@ static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	int ret;
 
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
-	if (!id)
+	if (!id) {
+		nvfab_keep_ns(ctrl, nsid, gen);
 		return;
+	}
 	ret = nvfab_ns_identify(ctrl, nsid, id, &ids);
 	if (ret) {
-		dev_warn(ctrl->device, "ns %u: identify failed: %d\n", nsid, ret);
+		if (nvfab_ns_gone(ret)) {
+			dev_info(ctrl->device, "ns %u: identify says it is gone (status 0x%x)\n",
+				 nsid, ret);
+			goto out_free;
+		}
+		dev_warn(ctrl->device, "ns %u: identify failed: %d; kept as it was\n",
+			 nsid, ret);
+		nvfab_keep_ns(ctrl, nsid, gen);
 		goto out_free;
 	}
 

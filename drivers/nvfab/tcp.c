@@ -114,6 +114,8 @@ struct nvfab_tcp_queue {
 	struct mutex			queue_lock;	/* start/stop/free */
 	/* held to send or receive; below it, socket lock */
 	struct mutex			send_mutex;
+	/* fails the queue after a protocol error while connecting */
+	struct work_struct		fail_work;
 	/* everything below is reset by each start_queue */
 	struct nvfab_tcp_ctrl		*ctrl;
 	int				qid;
@@ -162,6 +164,8 @@ struct nvfab_tcp_ctrl {
 	struct sockaddr_storage		src_addr;
 	struct nvfab_tcp_request	async_req;
 	struct nvme_tcp_cmd_pdu		async_pdu;
+	/* an AER waits for its CapsuleResp; admin io_work and AER submit */
+	bool				aer_outstanding;
 	struct list_head		list;		/* nvfab_tcp_ctrl_list */
 };
 
@@ -180,12 +184,21 @@ static inline size_t nvfab_tcp_ddgst_len(struct nvfab_tcp_queue *queue)
 	return queue->data_digest ? NVME_TCP_DIGEST_LENGTH : 0;
 }
 
+/*
+ * The tags a received PDU's CID is looked up in; NULL while the queue has
+ * no tags yet (an I/O queue is started before its tag set exists or grows
+ * to it), so that an unsolicited PDU finds no command instead of reading
+ * past the tag set.
+ */
 static inline struct blk_mq_tags *nvfab_tcp_tags(struct nvfab_tcp_queue *queue)
 {
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
 
 	if (queue->qid == 0)
 		return ctrl->admin_tagset.tags[0];
+	if (!READ_ONCE(ctrl->tagset_live) ||
+	    queue->qid > ctrl->tagset.nr_hw_queues)
+		return NULL;
 	return ctrl->tagset.tags[queue->qid - 1];
 }
 
@@ -265,6 +278,21 @@ static bool nvfab_tcp_advance_bio(struct nvfab_tcp_request *req,
 	return true;
 }
 
+/*
+ * Complete @req with a CQE's @status and @result, after clearing its
+ * transfer state so that nothing of this command can be received or sent
+ * any more.
+ */
+static void nvfab_tcp_complete_req(struct nvfab_tcp_request *req,
+				   __le16 status, union nvme_result result)
+{
+	req->data_recvd = 0;
+	req->data_sent = 0;
+	req->r2t_left = 0;
+	req->rsp_pending = false;
+	nvfab_try_complete_req(req->rq, status, result);
+}
+
 /* ---- sending ---- */
 
 static void nvfab_tcp_queue_request(struct nvfab_tcp_request *req, bool last)
@@ -319,11 +347,8 @@ static void nvfab_tcp_done_send(struct nvfab_tcp_request *req)
 
 	queue->request = NULL;
 	req->send_busy = false;
-	if (req->rsp_pending) {
-		req->rsp_pending = false;
-		nvfab_try_complete_req(req->rq, req->rsp_status,
-				       req->rsp_result);
-	}
+	if (req->rsp_pending)
+		nvfab_tcp_complete_req(req, req->rsp_status, req->rsp_result);
 }
 
 /* Start sending the data of the current PDU: its digest comes after. */
@@ -514,7 +539,54 @@ static void nvfab_tcp_error(struct nvfab_tcp_queue *queue, const char *fmt,
 	dev_err(ctrl->device, "queue %d: %pV\n", queue->qid, &vaf);
 	va_end(args);
 	queue->rd_enabled = false;
-	nvfab_error_recovery(ctrl);
+	if (nvfab_error_recovery(ctrl))
+		return;
+	/*
+	 * Not live: nobody tears this queue down for us. While the
+	 * controller connects, its setup waits for a command here; fail the
+	 * queue now so that setup unwinds at once instead of at the command
+	 * timeout. A resetting or deleting controller is torn down already.
+	 */
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_NEW:
+	case NVFAB_CTRL_CONNECTING:
+		queue_work(nvfab_tcp_wq, &queue->fail_work);
+		break;
+	default:
+		break;
+	}
+}
+
+static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid);
+
+static bool nvfab_tcp_cancel_queue_rq(struct request *rq, void *data)
+{
+	struct nvfab_tcp_request *req = blk_mq_rq_to_pdu(rq);
+
+	if (req->queue == data)
+		nvfab_cancel_request(rq, NULL);
+	return true;
+}
+
+/*
+ * Stop a queue that broke the protocol while its controller connects and
+ * cancel the commands it carries: they complete with a host abort status.
+ */
+static void nvfab_tcp_fail_queue_work(struct work_struct *work)
+{
+	struct nvfab_tcp_queue *queue = container_of(work,
+						     struct nvfab_tcp_queue,
+						     fail_work);
+	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
+	int qid = queue->qid;
+
+	nvfab_tcp_stop_queue(ctrl, qid);
+	if (!qid)
+		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
+					nvfab_tcp_cancel_queue_rq, queue);
+	else if (ctrl->tagset_live)
+		blk_mq_tagset_busy_iter(&ctrl->tagset,
+					nvfab_tcp_cancel_queue_rq, queue);
 }
 
 static void nvfab_tcp_rcv_reset(struct nvfab_tcp_queue *queue)
@@ -526,14 +598,29 @@ static void nvfab_tcp_rcv_reset(struct nvfab_tcp_queue *queue)
 	queue->rcv_success = false;
 }
 
-/* The request a received PDU names by CID; NULL after reporting it. */
+/*
+ * The request a received PDU names by CID; NULL after reporting it. A PDU
+ * for a command that is not waiting for the target (never sent, completed
+ * already, or answered and only finishing its send) is a fatal protocol
+ * error for the queue (NVMe/TCP 1.0, 3.6.2.1 and 3.6.2.3).
+ */
 static struct request *nvfab_tcp_pdu_rq(struct nvfab_tcp_queue *queue,
 					u16 cid, const char *what)
 {
 	struct request *rq = nvfab_find_rq(nvfab_tcp_tags(queue), cid);
+	struct nvfab_tcp_request *req;
 
-	if (!rq)
-		nvfab_tcp_error(queue, "%s for unknown CID 0x%x", what, cid);
+	if (!rq) {
+		nvfab_tcp_error(queue, "%s for CID 0x%x, which names no command in flight",
+				what, cid);
+		return NULL;
+	}
+	req = blk_mq_rq_to_pdu(rq);
+	if (req->rsp_pending) {
+		nvfab_tcp_error(queue, "%s for CID 0x%x after its CapsuleResp",
+				what, cid);
+		return NULL;
+	}
 	return rq;
 }
 
@@ -545,6 +632,12 @@ static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 	u16 cid = cqe->command_id;
 
 	if (queue->qid == 0 && cid == NVFAB_TCP_AEN_CID) {
+		if (!queue->ctrl->aer_outstanding) {
+			nvfab_tcp_error(queue, "CapsuleResp for the AER CID 0x%x, which is not outstanding",
+					cid);
+			return -EPROTO;
+		}
+		queue->ctrl->aer_outstanding = false;
 		nvfab_complete_async_event(&queue->ctrl->ctrl, cqe->status,
 					   &cqe->result);
 		return 0;
@@ -568,7 +661,7 @@ static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 		req->rsp_result = cqe->result;
 		return 0;
 	}
-	nvfab_try_complete_req(rq, cqe->status, cqe->result);
+	nvfab_tcp_complete_req(req, cqe->status, cqe->result);
 	queue->nr_cqe++;
 	return 0;
 }
@@ -860,7 +953,7 @@ static void nvfab_tcp_data_done(struct nvfab_tcp_queue *queue)
 
 	nvfab_tcp_rcv_reset(queue);
 	if (success) {
-		nvfab_try_complete_req(req->rq, cpu_to_le16(NVME_SC_SUCCESS << 1),
+		nvfab_tcp_complete_req(req, cpu_to_le16(NVME_SC_SUCCESS << 1),
 				       res);
 		queue->nr_cqe++;
 	}
@@ -1385,6 +1478,8 @@ static void nvfab_tcp_free_queue(struct nvfab_ctrl *ctrl, int qid)
 	struct nvfab_tcp_request *req, *next;
 	struct llist_node *node;
 
+	/* before queue_lock: the work takes it to stop the queue */
+	cancel_work_sync(&queue->fail_work);
 	mutex_lock(&queue->queue_lock);
 	if (test_and_clear_bit(NVFAB_TCP_Q_ALLOCATED, &queue->flags)) {
 		cancel_work_sync(&queue->io_work);
@@ -1403,6 +1498,8 @@ static void nvfab_tcp_free_queue(struct nvfab_ctrl *ctrl, int qid)
 		queue->sock = NULL;
 	}
 	mutex_unlock(&queue->queue_lock);
+	/* io_work, cancelled above, may have queued it meanwhile */
+	cancel_work_sync(&queue->fail_work);
 }
 
 /* ---- blk-mq ---- */
@@ -1572,11 +1669,7 @@ static enum blk_eh_timer_return nvfab_tcp_timeout(struct request *rq)
 		 * fail it; the caller unwinds.
 		 */
 		nvfab_tcp_stop_queue(ctrl, qid);
-		if (!blk_mq_request_completed(rq)) {
-			req->req.status = NVME_SC_HOST_ABORTED_CMD;
-			req->req.flags |= NVFAB_REQ_CANCELLED;
-			blk_mq_complete_request(rq);
-		}
+		nvfab_cancel_request(rq, NULL);
 		return BLK_EH_DONE;
 	}
 	nvfab_error_recovery(ctrl);
@@ -1673,6 +1766,7 @@ static void nvfab_tcp_submit_async_event(struct nvfab_ctrl *ctrl)
 	req->hdr_len = sizeof(*pdu) + hdgst;
 	req->pdu_sent = 0;
 	req->rsp_pending = false;
+	tctrl->aer_outstanding = true;
 	nvfab_tcp_queue_request(req, true);
 }
 
@@ -1797,6 +1891,8 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 	for (i = 0; i < tctrl->nr_queues; i++) {
 		mutex_init(&tctrl->queues[i].queue_lock);
 		mutex_init(&tctrl->queues[i].send_mutex);
+		INIT_WORK(&tctrl->queues[i].fail_work,
+			  nvfab_tcp_fail_queue_work);
 	}
 	tctrl->async_req.req.cmd = &tctrl->async_req.cmd_pdu.cmd;
 	tctrl->async_req.req.ctrl = &tctrl->ctrl;

@@ -106,7 +106,7 @@ TRACE_EVENT(nvfab_complete_rq,
 	TP_fast_assign(
 		__entry->ctrl_id = nvfab_trace_ctrl_id(rq);
 		__entry->qid = nvfab_trace_qid(rq);
-		__entry->cid = nvfab_cid(rq);
+		__entry->cid = nvfab_req(rq)->cmd->common.command_id;
 		__entry->result = le64_to_cpu(nvfab_req(rq)->result.u64);
 		__entry->retries = nvfab_req(rq)->retries;
 		__entry->flags = nvfab_req(rq)->flags;
@@ -132,7 +132,7 @@ TRACE_EVENT(nvfab_failover,
 	TP_fast_assign(
 		__entry->ctrl_id = nvfab_trace_ctrl_id(rq);
 		__entry->qid = nvfab_trace_qid(rq);
-		__entry->cid = nvfab_cid(rq);
+		__entry->cid = nvfab_req(rq)->cmd->common.command_id;
 		__entry->nsid = nsid;
 		__entry->status = nvfab_req(rq)->status;
 		__entry->bytes = blk_rq_bytes(rq);

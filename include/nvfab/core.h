@@ -104,24 +104,49 @@ static inline u16 nvfab_cid(struct request *rq)
 
 /**
  * nvfab_find_rq() - the in-flight request a target-supplied CID names
- * @tags:	tags of the queue the CID arrived on
+ * @tags:	tags of the queue the CID arrived on, or NULL if it has none
  * @cid:	Command Identifier from the target (untrusted)
  *
- * Context: any context.
- * Return: the request, or NULL when no request has that tag or its
- * generation does not match.
+ * A CID is only valid while its command waits for the target: the request
+ * must be started and not yet completed (MQ_RQ_IN_FLIGHT), and the CID's
+ * generation must match. The generation moves on both at setup and at
+ * completion (nvfab_req_done()), so a late or duplicated PDU for a command
+ * that already completed, even one whose tag was reused since, never
+ * matches (NVMe base 2.0, 4.2: a CID is unique among outstanding commands
+ * only).
+ *
+ * Context: any context; the caller serialises the PDUs of one queue.
+ * Return: the request, or NULL when no command in flight has that CID.
  */
 static inline struct request *nvfab_find_rq(struct blk_mq_tags *tags, u16 cid)
 {
 	struct request *rq;
 
+	if (!tags)
+		return NULL;
+	/* blk_mq_tag_to_rq() refuses a tag past the set's depth. */
 	rq = blk_mq_tag_to_rq(tags, cid & NVFAB_CID_TAG_MASK);
-	if (!rq)
+	if (!rq || blk_mq_rq_state(rq) != MQ_RQ_IN_FLIGHT)
 		return NULL;
 	if (((cid >> NVFAB_CID_TAG_BITS) & NVFAB_CID_GEN_MASK) !=
 	    (nvfab_req(rq)->genctr & NVFAB_CID_GEN_MASK))
 		return NULL;
 	return rq;
+}
+
+/**
+ * nvfab_req_done() - end a command's life as a CID the target may name
+ * @rq: the request, about to be completed
+ *
+ * Moves the generation on, so that nvfab_find_rq() refuses the old CID
+ * from now on. Called by every path that completes a request the target
+ * knows: a CQE, a cancellation, a timeout.
+ *
+ * Context: any context; the caller owns the completion of @rq.
+ */
+static inline void nvfab_req_done(struct request *rq)
+{
+	nvfab_req(rq)->genctr++;
 }
 
 /**

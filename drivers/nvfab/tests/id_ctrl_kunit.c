@@ -37,6 +37,9 @@ enum id_field {
 	ID_IORCSZ,
 	ID_SGLS,
 	ID_NN,
+	ID_MAXCMD,
+	ID_SQES,
+	ID_CQES,
 };
 
 /* Stands for "the NQN connected to is whatever SUBNQN holds". */
@@ -98,6 +101,22 @@ static const struct id_case id_cases[] = {
 	{ "IORCSZ 0", ID_IORCSZ, 0, .ret = -EINVAL },
 	{ "IORCSZ 2", ID_IORCSZ, 2, .sectors = TEST_SECTORS },
 	{ "IORCSZ FFFFFFFFh (unused)", ID_IORCSZ, U32_MAX, .sectors = TEST_SECTORS },
+	/* MAXCMD, SQES, CQES */
+	{ "MAXCMD 0", ID_MAXCMD, 0, .ret = -EINVAL },
+	{ "MAXCMD 1", ID_MAXCMD, 1, .sectors = TEST_SECTORS },
+	{ "MAXCMD FFFFh", ID_MAXCMD, 0xffff, .sectors = TEST_SECTORS },
+	{ "discovery, MAXCMD 0", ID_MAXCMD, 0, .discovery = true, .ret = -EINVAL },
+	{ "SQES 0 (not reported)", ID_SQES, 0, .ret = -EINVAL },
+	{ "SQES 55h, 32-byte entries", ID_SQES, 0x55, .ret = -EINVAL },
+	{ "SQES 76h, 64 required, 128 max", ID_SQES, 0x76, .sectors = TEST_SECTORS },
+	{ "SQES 56h, max below required", ID_SQES, 0x56, .ret = -EINVAL },
+	{ "SQES 77h, 128-byte entries required", ID_SQES, 0x77, .ret = -EINVAL },
+	{ "CQES 0 (not reported)", ID_CQES, 0, .ret = -EINVAL },
+	{ "CQES 33h, 8-byte entries", ID_CQES, 0x33, .ret = -EINVAL },
+	{ "CQES 54h, 16 required, 32 max", ID_CQES, 0x54, .sectors = TEST_SECTORS },
+	{ "CQES 34h, max below required", ID_CQES, 0x34, .ret = -EINVAL },
+	{ "discovery, SQES and CQES 0", ID_SQES, 0, .discovery = true,
+	  .sectors = TEST_SECTORS },
 	/* SGLs */
 	{ "SGLS 0", ID_SGLS, 0, .ret = -EINVAL },
 	{ "SGLS keyed only, no support bits", ID_SGLS, BIT(2), .ret = -EINVAL },
@@ -152,6 +171,9 @@ static void id_ctrl_build(struct nvme_id_ctrl *id)
 	id->oncs = cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 	id->vwc = NVME_CTRL_VWC_PRESENT;
 	id->sgls = cpu_to_le32(1);
+	id->maxcmd = cpu_to_le16(128);
+	id->sqes = (NVME_NVM_IOSQES << 4) | NVME_NVM_IOSQES;
+	id->cqes = (NVME_NVM_IOCQES << 4) | NVME_NVM_IOCQES;
 	id->ioccsz = cpu_to_le32((64 + 8192) / 16);
 	id->iorcsz = cpu_to_le32(1);
 	strscpy(id->subnqn, TEST_NQN, sizeof(id->subnqn));
@@ -191,6 +213,15 @@ static void id_ctrl_mutate(struct nvme_id_ctrl *id, const struct id_case *c)
 		break;
 	case ID_NN:
 		id->nn = cpu_to_le32(c->val);
+		break;
+	case ID_MAXCMD:
+		id->maxcmd = cpu_to_le16(c->val);
+		break;
+	case ID_SQES:
+		id->sqes = c->val;
+		break;
+	case ID_CQES:
+		id->cqes = c->val;
 		break;
 	}
 }
