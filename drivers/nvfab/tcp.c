@@ -633,7 +633,7 @@ static int nvfab_tcp_complete_cqe(struct nvfab_tcp_queue *queue,
 
 	if (queue->qid == 0 && cid == NVFAB_TCP_AEN_CID) {
 		if (!queue->ctrl->aer_outstanding) {
-			nvfab_tcp_error(queue, "CapsuleResp for the AER CID 0x%x, which is not outstanding",
+			nvfab_tcp_error(queue, "CapsuleResp for AER CID 0x%x, none outstanding",
 					cid);
 			return -EPROTO;
 		}
