@@ -978,14 +978,6 @@ static const struct attribute_group *nvfab_head_groups[] = {
 	NULL,
 };
 
-static bool nvfab_ids_equal(const struct nvfab_ns_ids *a,
-			    const struct nvfab_ns_ids *b)
-{
-	return !memcmp(a->nguid, b->nguid, sizeof(a->nguid)) &&
-	       !memcmp(a->eui64, b->eui64, sizeof(a->eui64)) &&
-	       uuid_equal(&a->uuid, &b->uuid);
-}
-
 /*
  * A head takes the limits of its paths; polling and NOWAIT only when every
  * path has them (stacking clears them otherwise). A polled bio is polled
@@ -1099,7 +1091,7 @@ int nvfab_mpath_add_ns(struct nvfab_ns *ns, struct nvfab_ns_ids *ids)
 	list_for_each_entry(h, &subsys->heads, entry) {
 		if (h->nsid != ns->nsid)
 			continue;
-		if (nvfab_ids_equal(&h->ids, ids)) {
+		if (nvfab_ns_ids_equal(&h->ids, ids)) {
 			head = h;
 			break;
 		}

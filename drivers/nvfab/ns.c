@@ -132,7 +132,8 @@ static int nvfab_ns_identify(struct nvfab_ctrl *ctrl, u32 nsid,
 static int nvfab_ns_lba_shift(struct nvfab_ctrl *ctrl, u32 nsid,
 			      struct nvme_id_ns *id, u8 *shift)
 {
-	u8 idx = id->flbas & NVME_NS_FLBAS_LBA_MASK;
+	/* bits 3:0 and, past 16 formats, bits 6:5 (NVMe Base 2.0, 5.17.2.1) */
+	u8 idx = nvme_lbaf_index(id->flbas);
 	u8 ds;
 
 	if (idx > id->nlbaf) {
@@ -195,9 +196,7 @@ static int nvfab_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	ns->scan_gen = gen;
 	ns->anagrpid = le32_to_cpu(id->anagrpid);
 	INIT_LIST_HEAD(&ns->siblings);
-	memcpy(ns->nguid, ids->nguid, sizeof(ns->nguid));
-	memcpy(ns->eui64, ids->eui64, sizeof(ns->eui64));
-	uuid_copy(&ns->uuid, &ids->uuid);
+	ns->ids = *ids;
 	ret = nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift);
 	if (ret)
 		goto out_free_ns;
@@ -276,14 +275,6 @@ static void nvfab_remove_ns_if(struct nvfab_ctrl *ctrl,
 	}
 }
 
-/* Does the namespace still have its identity? */
-static bool nvfab_ns_ids_equal(struct nvfab_ns *ns, struct nvfab_ns_ids *ids)
-{
-	return !memcmp(ns->nguid, ids->nguid, sizeof(ns->nguid)) &&
-	       !memcmp(ns->eui64, ids->eui64, sizeof(ns->eui64)) &&
-	       uuid_equal(&ns->uuid, &ids->uuid);
-}
-
 static bool nvfab_ns_is_not(struct nvfab_ns *ns, void *data)
 {
 	return ns->nsid != *(u32 *)data;
@@ -343,7 +334,7 @@ static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	down_read(&ctrl->namespaces_rwsem);
 	ns = nvfab_find_ns(ctrl, nsid);
 	if (ns) {
-		same = nvfab_ns_ids_equal(ns, &ids);
+		same = nvfab_ns_ids_equal(&ns->ids, &ids);
 		if (same && !nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift)) {
 			sector_t cap = le64_to_cpu(id->nsze) <<
 				       (ns->lba_shift - SECTOR_SHIFT);

@@ -33,6 +33,29 @@ static inline unsigned long nvfab_secs_to_jiffies(unsigned int secs)
 	return min_t(u64, (u64)secs * HZ, MAX_JIFFY_OFFSET);
 }
 
+/* A namespace's identifiers, as read from the controller. */
+struct nvfab_ns_ids {
+	u8	nguid[16];
+	u8	eui64[8];
+	uuid_t	uuid;
+};
+
+/**
+ * nvfab_ns_ids_equal() - whether two sets of namespace identifiers match
+ * @a: identifiers
+ * @b: identifiers
+ *
+ * Context: any context.
+ * Return: true when NGUID, EUI-64 and UUID are all equal.
+ */
+static inline bool nvfab_ns_ids_equal(const struct nvfab_ns_ids *a,
+				      const struct nvfab_ns_ids *b)
+{
+	return !memcmp(a->nguid, b->nguid, sizeof(a->nguid)) &&
+	       !memcmp(a->eui64, b->eui64, sizeof(a->eui64)) &&
+	       uuid_equal(&a->uuid, &b->uuid);
+}
+
 /**
  * struct nvfab_ns - one namespace of one controller, with its block device
  * @list:	entry in ctrl->namespaces (protected by namespaces_rwsem)
@@ -42,9 +65,7 @@ static inline unsigned long nvfab_secs_to_jiffies(unsigned int secs)
  * @scan_gen:	the last scan that saw this namespace active
  * @lba_shift:	log2 of the LBA data size in bytes
  * @ms:		metadata bytes per LBA (namespaces with metadata are refused)
- * @nguid:	Namespace Globally Unique Identifier, or zeroes
- * @eui64:	IEEE Extended Unique Identifier, or zeroes
- * @uuid:	Namespace UUID, or zeroes
+ * @ids:	NGUID, EUI-64 and UUID (each zeroes when not reported)
  * @head:	the multipath head this path belongs to
  * @siblings:	in head->paths (RCU; written under subsys->lock)
  * @path:	what the path selector sees of this path
@@ -60,9 +81,7 @@ struct nvfab_ns {
 	u32			scan_gen;
 	u8			lba_shift;
 	u16			ms;
-	u8			nguid[16];
-	u8			eui64[8];
-	uuid_t			uuid;
+	struct nvfab_ns_ids	ids;
 	struct nvfab_ns_head	*head;
 	struct list_head	siblings;
 	struct nvfab_path	path;
@@ -74,13 +93,6 @@ struct nvfab_ns {
 /* Bits of nvfab_ns.flags */
 #define NVFAB_NS_ANA_PENDING	0	/* ANA status seen; log not re-read */
 #define NVFAB_NS_REMOVING	1	/* no new I/O is routed here */
-
-/* A namespace's identifiers, as read from the controller. */
-struct nvfab_ns_ids {
-	u8	nguid[16];
-	u8	eui64[8];
-	uuid_t	uuid;
-};
 
 /* ns.c */
 #if IS_ENABLED(CONFIG_KUNIT)
