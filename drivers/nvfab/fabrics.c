@@ -552,15 +552,11 @@ VISIBLE_IF_KUNIT int nvfab_parse_options(struct nvfab_ctrl_options *opts,
 	}
 
 	opts->ctrl_loss_tmo = ctrl_loss_tmo;
-	if (ctrl_loss_tmo < 0) {
-		opts->max_reconnects = -1;
-	} else {
-		opts->max_reconnects = DIV_ROUND_UP(ctrl_loss_tmo,
+	opts->max_reconnects = nvfab_max_reconnects(ctrl_loss_tmo,
 						    opts->reconnect_delay);
-		if (opts->fast_io_fail_tmo > ctrl_loss_tmo)
-			pr_warn("fast_io_fail_tmo %d is larger than ctrl_loss_tmo %d\n",
-				opts->fast_io_fail_tmo, ctrl_loss_tmo);
-	}
+	if (ctrl_loss_tmo >= 0 && opts->fast_io_fail_tmo > ctrl_loss_tmo)
+		pr_warn("fast_io_fail_tmo %d is larger than ctrl_loss_tmo %d\n",
+			opts->fast_io_fail_tmo, ctrl_loss_tmo);
 
 	opts->host = nvfab_host_get(hostnqn, &hostid);
 	if (IS_ERR(opts->host)) {

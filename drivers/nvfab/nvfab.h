@@ -114,7 +114,6 @@ extern const struct block_device_operations nvfab_bdev_ops;
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_parse_tmo(const char *buf, int *tmo);
 int nvfab_parse_reconnect_delay(const char *buf, unsigned int *delay);
-int nvfab_max_reconnects(int ctrl_loss_tmo, unsigned int reconnect_delay);
 #endif
 extern const struct attribute_group *nvfab_ctrl_attr_groups[];
 

@@ -207,28 +207,6 @@ VISIBLE_IF_KUNIT int nvfab_parse_reconnect_delay(const char *buf,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_reconnect_delay);
 
-/**
- * nvfab_max_reconnects() - reconnect attempts before the controller is lost
- * @ctrl_loss_tmo: seconds, or negative for never
- * @reconnect_delay: seconds between attempts, not 0
- *
- * Rounds up, so that the last attempt falls at or after @ctrl_loss_tmo.
- * Computed without the wrap-around of adding @reconnect_delay first.
- *
- * Context: any context.
- * Return: the number of attempts, or -1 for no limit.
- */
-VISIBLE_IF_KUNIT int nvfab_max_reconnects(int ctrl_loss_tmo,
-					  unsigned int reconnect_delay)
-{
-	unsigned int tmo = ctrl_loss_tmo;
-
-	if (ctrl_loss_tmo < 0)
-		return -1;
-	return tmo / reconnect_delay + !!(tmo % reconnect_delay);
-}
-EXPORT_SYMBOL_IF_KUNIT(nvfab_max_reconnects);
-
 static ssize_t nvfab_show_tmo(char *buf, int val)
 {
 	if (val < 0)

@@ -179,6 +179,28 @@ struct nvfab_ctrl_options {
 };
 
 /**
+ * nvfab_max_reconnects() - reconnect attempts before the controller is lost
+ * @ctrl_loss_tmo: seconds, or negative for never
+ * @reconnect_delay: seconds between attempts, not 0
+ *
+ * Rounds up, so that the last attempt falls at or after @ctrl_loss_tmo.
+ * Computed without the wrap-around of adding @reconnect_delay first. The
+ * one computation for connect options and for the sysfs stores.
+ *
+ * Context: any context.
+ * Return: the number of attempts, or -1 for no limit.
+ */
+static inline int nvfab_max_reconnects(int ctrl_loss_tmo,
+				       unsigned int reconnect_delay)
+{
+	unsigned int tmo = ctrl_loss_tmo;
+
+	if (ctrl_loss_tmo < 0)
+		return -1;
+	return tmo / reconnect_delay + !!(tmo % reconnect_delay);
+}
+
+/**
  * struct nvfab_transport_ops - a fabrics transport, as registered with
  *	nvfab-fabrics
  * @entry:		registry list entry, owned by nvfab-fabrics

@@ -13,6 +13,7 @@
 
 #include "../compat.h"
 #include "../nvfab.h"
+#include <nvfab/fabrics.h>
 
 /* Left in the output by a rejected write. */
 #define UNTOUCHED	12345
