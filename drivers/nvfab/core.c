@@ -1102,6 +1102,8 @@ static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 	if (ret)
 		return ret;
 
+	if (ctrl->admin_q)	/* a dead one, kept by nvfab_free_admin_tagset() */
+		blk_put_queue(ctrl->admin_q);
 	ctrl->admin_q = blk_mq_alloc_queue(set, NULL, NULL);
 	if (IS_ERR(ctrl->admin_q)) {
 		ret = PTR_ERR(ctrl->admin_q);
@@ -1113,13 +1115,17 @@ static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 	return 0;
 }
 
+/*
+ * The admin queue is destroyed (marked dying: new requests fail with
+ * -ENODEV) but its reference is kept until the controller is freed, so
+ * that an ioctl on a /dev/nvfabN still open after the deletion finds a
+ * dead queue rather than a freed one.
+ */
 static void nvfab_free_admin_tagset(struct nvfab_ctrl *ctrl)
 {
 	if (!ctrl->admin_tagset_live)
 		return;
 	blk_mq_destroy_queue(ctrl->admin_q);
-	blk_put_queue(ctrl->admin_q);
-	ctrl->admin_q = NULL;
 	blk_mq_free_tag_set(&ctrl->admin_tagset);
 	ctrl->admin_tagset_live = false;
 }
@@ -1705,6 +1711,8 @@ static void nvfab_free_ctrl(struct device *dev)
 					       ctrl_device);
 
 	nvfab_ana_free(ctrl);
+	if (ctrl->admin_q)
+		blk_put_queue(ctrl->admin_q);
 	nvfab_instance_put(ctrl->instance);
 	bitmap_free(ctrl->live_qids);
 	ctrl->ops->free_ctrl(ctrl);

@@ -172,12 +172,26 @@ static int nvfab_dev_io_cmd(struct nvfab_ctrl *ctrl, void __user *argp,
  *
  * Return: 0 or a positive NVMe status for passthrough, -ENOTTY for an
  * unknown ioctl, -EINVAL for I/O to a namespace this controller does not
- * have, or another negative errno.
+ * have, -ENODEV once the controller is being deleted or gone, or another
+ * negative errno.
  */
 long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct nvfab_ctrl *ctrl = file->private_data;
 	void __user *argp = (void __user *)arg;
+
+	/*
+	 * An open /dev/nvfabN outlives the controller's deletion; its admin
+	 * queue is dead then (requests fail with -ENODEV) but not freed.
+	 */
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_DELETING:
+	case NVFAB_CTRL_DELETING_NOIO:
+	case NVFAB_CTRL_DEAD:
+		return -ENODEV;
+	default:
+		break;
+	}
 
 	switch (cmd) {
 	case NVME_IOCTL_ADMIN_CMD:

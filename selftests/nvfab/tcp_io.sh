@@ -18,7 +18,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 31
+ktap_set_plan 32
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -89,6 +89,8 @@ rmdir "$ns3"
 ktap_check "reset_controller: back to live" bash -c \
 	"echo 1 > $C/reset_controller && test \"\$(cat $C/state)\" = live"
 
+ktap_check "passthrough on $N held open across its deletion: ENODEV" \
+	python3 "$(dirname "$0")/ioctl_dead.py" "$N" "$C"
 ktap_check "disconnect" nvfab_delete_all
 ktap_check "connect with hdr_digest,data_digest" nvfab_connect ",hdr_digest,data_digest"
 ktap_check "fio verify with digests" fio_verify "$DEV" digest

@@ -1,0 +1,573 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# nvfab's NVMe/TCP host against a hostile target: the user-space target of
+# tools/testing/hostile-target breaks the protocol in one way per scenario
+# (a duplicated or late PDU, a short Identify, bad Identify fields, a
+# namespace that is briefly not ready, ...) and the host must notice,
+# recover and keep the data right, without a hang or a splat.
+#
+# One KTAP result per scenario; each sub-check is a "#" line under it.
+# Every scenario runs its own target on its own port on 127.0.0.1 with its
+# own subsystem NQN, and is cleaned up (controller deleted, target
+# stopped) whether it passed or not. Scenarios whose host side is not
+# written yet run only with NVFAB_HOSTILE_PENDING=1 and are skipped
+# ("# SKIP pending") otherwise.
+#
+# The guest is a TCG machine with a debug kernel, where a fork costs about
+# 50-100 ms: polling loops below use bash builtins only (a FIFO nobody
+# writes makes "read -t" a sleep, EPOCHREALTIME a clock).
+# shellcheck disable=SC2317 # functions run through check, wait_for, "$@"
+set -u
+. "$(dirname "$0")/lib.sh"
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+TARGET=$REPO/tools/testing/hostile-target/nvfab_hostile_target.py
+NQN_BASE=nqn.2014-08.org.nvmexpress:nvfab-hostile
+PORT_BASE=4430
+LOGDIR=${OUT:-/tmp}/hostile
+TRIGGER_LBA=4096	# where the I/O scenarios strike: past the partition scan
+IO_SKIP=256		# TRIGGER_LBA in 8 KiB blocks, for dd
+PAT=/tmp/nvfab-hostile.pat
+RD=/tmp/nvfab-hostile.rd
+PENDING=${NVFAB_HOSTILE_PENDING:-0}
+
+TPID=		# the running target
+TSTATE=		# its --state file
+TLOG=		# its stderr
+CPID=		# a connect writing to /dev/nvfab-fabrics
+CTRL=		# /sys/class/nvfab/nvfabN of the scenario's controller
+DEV=		# /dev/nvfabXnY of its namespace 1
+MARK=		# dmesg mark at the start of the scenario
+FAILS=()	# failed sub-checks of the scenario
+BGPIDS=()	# background commands that may outlive a scenario
+port=$PORT_BASE
+
+# ---- polling without forks ----
+
+tick_open() {
+	local f=/tmp/nvfab-hostile-tick.$$
+
+	mkfifo "$f" && exec 9<>"$f" && rm -f "$f"
+}
+
+nap() { read -rt "$1" -u 9 || true; }
+
+# clock: NOW is the time in ms.
+clock() { NOW=$((${EPOCHREALTIME/./} / 1000)); }
+
+# wait_for MS CMD...: poll CMD (a function or builtin) every 50 ms.
+wait_for() {
+	local end
+
+	clock
+	end=$((NOW + $1))
+	shift
+	until "$@"; do
+		clock
+		[ "$NOW" -ge "$end" ] && return 1
+		nap 0.05
+	done
+}
+
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# ---- KTAP for one scenario ----
+
+# check DESC CMD...: one sub-check of the scenario.
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then
+		ktap_diag "  pass: $desc"
+	else
+		ktap_diag "  FAIL: $desc"
+		FAILS+=("$desc")
+	fi
+}
+
+fail() {
+	ktap_diag "  FAIL: $*"
+	FAILS+=("$*")
+}
+
+# ---- the target ----
+
+# target_start SCENARIO [ARGS...]: start a target on the next port.
+target_start() {
+	local sc=$1 args=()
+
+	shift
+	port=$((port + 1))
+	NQN=$NQN_BASE-$sc
+	TSTATE=/tmp/nvfab-hostile-$sc.state
+	TLOG=$LOGDIR/target-$sc.log
+	rm -f "$TSTATE"
+	if [ "$sc" = none ]; then
+		args=(--state "$TSTATE")
+	else
+		args=(--scenario "$sc" --state "$TSTATE")
+	fi
+	python3 -B "$TARGET" --port "$port" --nqn "$NQN" "${args[@]}" "$@" \
+		2>"$TLOG" &
+	TPID=$!
+	wait_for 20000 test -s "$TSTATE"
+}
+
+# misbehaved N: the target has committed at least N misbehaviours.
+misbehaved() {
+	local n=0
+
+	{ read -r n <"$TSTATE"; } 2>/dev/null
+	[ "${n:-0}" -ge "$1" ]
+}
+
+target_stop() {
+	[ -n "$TPID" ] || return 0
+	kill -TERM "$TPID" 2>/dev/null
+	if ! wait_for 5000 pid_gone "$TPID"; then
+		ktap_diag "  target ignored SIGTERM; killing it"
+		kill -KILL "$TPID" 2>/dev/null
+	fi
+	wait "$TPID" 2>/dev/null
+	TPID=
+	grep -h '^hostile:' "$TLOG" 2>/dev/null | head -5 | sed 's/^/#   target: /'
+}
+
+# ---- the host ----
+
+# connect_start: connect to the target in the background (the
+# write to /dev/nvfab-fabrics blocks for the whole connect).
+connect_start() {
+	local opts="transport=tcp,traddr=127.0.0.1,trsvcid=$port,nqn=$NQN"
+
+	opts+=",nr_io_queues=1,reconnect_delay=1,ctrl_loss_tmo=30"
+	CTRL=
+	DEV=
+	rm -f /tmp/nvfab-hostile.reply
+	(
+		exec 3<>/dev/nvfab-fabrics || exit 1
+		printf '%s' "$opts" >&3 || exit 2
+		cat <&3 >/tmp/nvfab-hostile.reply
+	) 2>>"$LOGDIR/connect.err" &
+	CPID=$!
+	clock
+	CONNECT_T0=$NOW
+}
+
+# connect_wait MS: wait for the connect; returns its status (124 if it
+# still blocks, and then it is left to finish on its own). Sets CTRL,
+# CONNECT_MS.
+connect_wait() {
+	local rc reply n
+
+	if ! wait_for "$1" pid_gone "$CPID"; then
+		BGPIDS+=("$CPID")
+		CPID=
+		return 124
+	fi
+	wait "$CPID"
+	rc=$?
+	CPID=
+	clock
+	CONNECT_MS=$((NOW - CONNECT_T0))
+	[ "$rc" = 0 ] || return "$rc"
+	read -r reply </tmp/nvfab-hostile.reply || return 3
+	n=${reply#instance=}
+	n=${n%%,*}
+	CTRL=/sys/class/nvfab/nvfab$n
+	ktap_diag "  connected in $CONNECT_MS ms: $reply"
+}
+
+# find_head NSID: DEV is the head block device of that namespace in the
+# subsystem of CTRL.
+find_head() {
+	local s h n c=${CTRL##*/}
+
+	DEV=
+	for s in /sys/class/nvfab-subsystem/nvfab-subsys*; do
+		[ -e "$s/$c" ] || continue
+		for h in "$s"/nvfab*n*; do
+			{ read -r n <"$h/nsid"; } 2>/dev/null || continue
+			if [ "$n" = "$1" ] && [ -b "/dev/${h##*/}" ]; then
+				DEV=/dev/${h##*/}
+				return 0
+			fi
+		done
+	done
+	return 1
+}
+
+# connect_ok: connect and wait for namespace 1's block device.
+connect_ok() {
+	connect_start
+	connect_wait 30000 || { fail "connect failed (rc $?)"; return 1; }
+	wait_for 20000 find_head 1 || { fail "no block device for NSID 1"; return 1; }
+}
+
+ctrl_state() {
+	STATE=gone
+	{ read -r STATE <"$CTRL/state"; } 2>/dev/null
+}
+
+is_live() { ctrl_state && [ "$STATE" = live ]; }
+not_live() { ctrl_state; [ "$STATE" != live ]; }
+ctrl_gone() { [ ! -e "$CTRL" ]; }
+
+# delete_ctrl: delete CTRL, bounded (a delete that blocks is left behind).
+delete_ctrl() {
+	local pid
+
+	[ -n "$CTRL" ] && [ -e "$CTRL/delete_controller" ] || return 0
+	( echo 1 >"$CTRL/delete_controller" ) 2>/dev/null &
+	pid=$!
+	if ! wait_for 30000 pid_gone "$pid"; then
+		BGPIDS+=("$pid")
+		return 1
+	fi
+	wait "$pid" 2>/dev/null
+	wait_for 10000 ctrl_gone
+}
+
+# bg_wait PID MS: wait for a background command; its status, or 124.
+bg_wait() {
+	if ! wait_for "$2" pid_gone "$1"; then
+		BGPIDS+=("$1")
+		return 124
+	fi
+	wait "$1"
+}
+
+# ---- checks ----
+
+# dmesg_grep PATTERN...: the kernel log since MARK has a line matching every
+# PATTERN (extended regexes); it is shown.
+dmesg_grep() {
+	local lines p
+
+	lines=$(dmesg_since "$MARK")
+	for p in "$@"; do
+		lines=$(grep -E -- "$p" <<<"$lines")
+	done
+	[ -n "$lines" ] || return 1
+	head -n 3 <<<"$lines" | sed 's/^/#   kernel: /'
+}
+
+no_splat() {
+	local bad
+
+	bad=$(dmesg_since "$MARK" | grep -E "$DMESG_SPLATS")
+	[ -z "$bad" ] && return 0
+	head -n 5 <<<"$bad" | sed 's/^/#   kernel: /'
+	return 1
+}
+
+same_data() { cmp -s "$PAT" "$RD"; }
+
+# write_pat / read_back: one 8 KiB command at TRIGGER_LBA, direct, bounded.
+write_pat() {
+	timeout 60 dd if="$PAT" of="$DEV" bs=8192 seek="$IO_SKIP" count=1 \
+		oflag=direct status=none
+}
+
+read_back() {
+	rm -f "$RD"
+	timeout 60 dd if="$DEV" of="$RD" bs=8192 skip="$IO_SKIP" count=1 \
+		iflag=direct status=none
+}
+
+# watch_recovery: the controller leaves live, then is live again within
+# 15 s of that.
+watch_recovery() {
+	local t0
+
+	if ! wait_for 15000 not_live; then
+		fail "controller left live (stayed live for 15 s)"
+		return 1
+	fi
+	clock
+	t0=$NOW
+	ktap_diag "  controller $STATE"
+	if wait_for 15000 is_live; then
+		clock
+		ktap_diag "  pass: controller live again after $((NOW - t0)) ms"
+	else
+		fail "controller live again within 15 s (state $STATE)"
+	fi
+}
+
+# ---- scenarios ----
+
+# The correct target: connect, write and read back, disconnect.
+sc_none() {
+	target_start none || { fail "target did not start"; return; }
+	connect_ok || return
+	check "controller live" is_live
+	check "8 KiB write at LBA $TRIGGER_LBA" write_pat
+	check "read back" read_back
+	check "data read back is the data written" same_data
+	check "no violation logged" eval '! dmesg_grep "queue [0-9]+:"'
+}
+
+# io_scenario NAME PDU read|write: a protocol violation on one command.
+io_scenario() {
+	local sc=$1 pdu=$2 kind=$3 iopid rc
+
+	target_start "$sc" --trigger-lba "$TRIGGER_LBA" ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	if [ "$kind" = read ]; then
+		check "pattern written before the read" write_pat
+		read_back &
+	else
+		write_pat &
+	fi
+	iopid=$!
+	wait_for 15000 misbehaved 1 || fail "target misbehaved (state file)"
+	watch_recovery
+	bg_wait "$iopid" 60000
+	rc=$?
+	check "the $kind completes (dd rc $rc)" test "$rc" = 0
+	if [ "$kind" = write ]; then
+		check "read back after recovery" read_back
+	fi
+	check "data right" same_data
+	check "kernel names the $pdu violation: 'queue N: ... $pdu ... CID 0x'" \
+		dmesg_grep "queue [0-9]+:" "CID 0x" "$pdu"
+	check "I/O works after recovery" read_back
+	check "data still right" same_data
+}
+
+# connect_fails NAME TEXT: an invalid Identify fails the connect quickly.
+connect_fails() {
+	local sc=$1 text=$2 rc
+
+	target_start "$sc" || { fail "target did not start"; return; }
+	connect_start
+	connect_wait 12000
+	rc=$?
+	if [ "$rc" = 124 ]; then
+		fail "connect fails within 10 s (still blocked after 12 s)"
+	elif [ "$rc" = 0 ]; then
+		fail "connect fails (it succeeded, in $CONNECT_MS ms)"
+	else
+		check "connect fails within 10 s (rc $rc, $CONNECT_MS ms)" \
+			test "$CONNECT_MS" -lt 10000
+	fi
+	check "target misbehaved" misbehaved 1
+	check "kernel names '$text'" dmesg_grep "$text"
+}
+
+sc_ns_not_ready() {
+	target_start ns-not-ready --event-after 3 --count 1 ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	ktap_diag "  NSID 1 is $DEV"
+	if ! wait_for 20000 misbehaved 1; then
+		fail "target sent the AEN and answered Namespace Not Ready"
+		return
+	fi
+	ktap_diag "  pass: AEN sent, Identify NS answered Namespace Not Ready"
+	nap 3
+	check "block device of NSID 1 still there" find_head 1
+	check "read of NSID 1 works" read_back
+	dmesg_grep "ns 1:" || true
+}
+
+sc_stall_connect() {
+	local p=/sys/module/nvfab_core/parameters/admin_timeout old rc
+
+	if [ ! -w "$p" ]; then
+		SKIP_WHY="no writable nvfab_core.admin_timeout parameter"
+		return
+	fi
+	read -r old <"$p"
+	echo 5 >"$p"
+	target_start stall-connect || { fail "target did not start"; echo "$old" >"$p"; return; }
+	connect_start
+	connect_wait 20000
+	rc=$?
+	echo "$old" >"$p"
+	if [ "$rc" = 124 ]; then
+		fail "connect fails within the 5 s admin timeout (blocked after 20 s)"
+	else
+		check "connect fails (rc $rc) within 5 s + 5 ($CONNECT_MS ms)" \
+			test "$rc" != 0 -a "$CONNECT_MS" -lt 10000
+	fi
+	check "target stalled the Connect" misbehaved 1
+}
+
+sc_stall_first_read() {
+	local iopid t0 rc
+
+	target_start stall-first-read --trigger-lba "$TRIGGER_LBA" ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	read_back &
+	iopid=$!
+	if ! wait_for 15000 misbehaved 1; then
+		fail "target stalled the read"
+		return
+	fi
+	clock
+	t0=$NOW
+	( echo 1 >"$CTRL/delete_controller" ) 2>/dev/null &
+	bg_wait $! 20000
+	rc=$?
+	clock
+	check "delete_controller returns within 20 s (rc $rc, $((NOW - t0)) ms)" \
+		test "$rc" != 124
+	check "controller gone" wait_for 10000 ctrl_gone
+	bg_wait "$iopid" 20000
+	rc=$?
+	check "the stalled read ends (dd rc $rc)" test "$rc" != 124
+}
+
+sc_ana_groups() {
+	local before after rc
+
+	read_slab
+	before=$SLAB
+	target_start ana-groups --ana-groups 65535 ||
+		{ fail "target did not start"; return; }
+	connect_start
+	connect_wait 60000
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		ktap_diag "  connect failed (rc $rc)"
+		check "a clear message names ANA" dmesg_grep "ANA|NANAGRPID"
+		return
+	fi
+	check "NSID 1 has a block device" wait_for 20000 find_head 1
+	check "controller live" is_live
+	read_slab
+	after=$SLAB
+	check "Slab grew by $(((after - before) / 1024)) MiB (< 8 MiB)" \
+		test $((after - before)) -lt 8192
+}
+
+SLAB=0
+read_slab() {
+	local k v
+
+	while read -r k v _; do
+		[ "$k" = Slab: ] && { SLAB=$v; return; }
+	done </proc/meminfo
+}
+
+# run_scenario NAME [pending] FUNC [ARGS...]: one KTAP result.
+run_scenario() {
+	local name=$1 t0
+
+	shift
+	if [ "$1" = pending ]; then
+		shift
+		if [ "$PENDING" != 1 ]; then
+			ktap_skip "$name" "pending (NVFAB_HOSTILE_PENDING=1 runs it)"
+			return
+		fi
+	fi
+	FAILS=()
+	SKIP_WHY=
+	MARK=$(dmesg_mark)
+	clock
+	t0=$NOW
+	ktap_diag "$name"
+	"$@"
+	scenario_cleanup
+	clock
+	ktap_diag "  ($((NOW - t0)) ms)"
+	if [ -n "$SKIP_WHY" ]; then
+		ktap_skip "$name" "$SKIP_WHY"
+	elif [ ${#FAILS[@]} -eq 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name"
+	fi
+}
+
+# Whatever the scenario left: its controller, its target, the connect.
+scenario_cleanup() {
+	if [ -n "$CPID" ]; then
+		wait_for 1000 pid_gone "$CPID" || BGPIDS+=("$CPID")
+		CPID=
+	fi
+	delete_ctrl || fail "controller deleted within 30 s"
+	no_splat || fail "kernel log has a splat"
+	target_stop
+	CTRL=
+	DEV=
+}
+
+# Background commands still blocked in the kernel: bounded wait.
+wait_stragglers() {
+	local p
+
+	for p in "${BGPIDS[@]}"; do
+		wait_for "$1" pid_gone "$p" || ktap_diag "pid $p still blocked"
+	done
+}
+
+no_ctrls() {
+	local d
+
+	for d in /sys/class/nvfab/nvfab*; do
+		[ -e "$d" ] && return 1
+	done
+	return 0
+}
+
+# delete_all MS: delete every controller, each in the background; wait.
+delete_all() {
+	local d
+
+	for d in /sys/class/nvfab/nvfab*; do
+		[ -e "$d/delete_controller" ] || continue
+		( echo 1 >"$d/delete_controller" ) 2>/dev/null &
+	done
+	wait_for "$1" no_ctrls
+}
+
+cleanup() {
+	[ -n "$TPID" ] && kill -KILL "$TPID" 2>/dev/null
+	delete_all 20000
+	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
+}
+trap cleanup EXIT
+
+require_root
+command -v python3 >/dev/null || ksft_skip_all "python3 missing"
+ktap_header
+ktap_set_plan 15
+dmesg_canary_start
+tick_open
+mkdir -p "$LOGDIR"
+: >"$LOGDIR/connect.err"
+ip link set lo up 2>/dev/null
+head -c 8192 /dev/urandom >"$PAT"
+
+ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
+run_scenario "correct target: connect, write, read back, delete" sc_none
+run_scenario "dup-resp" io_scenario dup-resp CapsuleResp read
+run_scenario "c2h-after-resp" io_scenario c2h-after-resp C2HData read
+run_scenario "resp-after-success" io_scenario resp-after-success CapsuleResp read
+run_scenario "unknown-cid" io_scenario unknown-cid CapsuleResp read
+run_scenario "r2t-after-resp" io_scenario r2t-after-resp R2T write
+run_scenario "second-r2t" io_scenario second-r2t R2T write
+run_scenario "short-identify" connect_fails short-identify "after 1024 of 4096"
+run_scenario "maxcmd0" connect_fails maxcmd0 MAXCMD
+run_scenario "bad-sqes" connect_fails bad-sqes SQES
+run_scenario "ns-not-ready" sc_ns_not_ready
+run_scenario "stall-connect" pending sc_stall_connect
+run_scenario "stall-first-read" pending sc_stall_first_read
+run_scenario "ana-groups" pending sc_ana_groups
+
+# A connect or delete still blocked holds the modules: give it its time.
+wait_stragglers 90000
+ok=1
+delete_all 30000 || { ktap_diag "controllers left: $(ls /sys/class/nvfab)"; ok=0; }
+nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core || ok=0
+dmesg_clean_since_canary || ok=0
+ktap_check "modules unload, kernel log clean" test "$ok" = 1
+ktap_finish
