@@ -72,6 +72,44 @@ const struct class nvfab_subsys_class = {
 };
 EXPORT_SYMBOL_NVFAB(nvfab_subsys_class);
 
+/*
+ * Command timeouts in seconds, as the in-kernel host's nvme_core.
+ * admin_timeout and io_timeout. admin_timeout applies to each admin and
+ * fabrics command (Connect included) when it is sent. io_timeout is what
+ * a path disk's queue/io_timeout starts at when the controller's I/O tag
+ * set is created; that sysfs file then changes it per disk.
+ */
+static unsigned int nvfab_admin_timeout = 60;
+static unsigned int nvfab_io_timeout = 30;
+
+/* 1 s up to what a blk-mq timeout (unsigned int jiffies) holds. */
+static int nvfab_timeout_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int secs;
+	int ret;
+
+	ret = kstrtouint(val, 10, &secs);
+	if (ret)
+		return ret;
+	if (!secs || secs > UINT_MAX / HZ)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, secs);
+	return 0;
+}
+
+static const struct kernel_param_ops nvfab_timeout_ops = {
+	.set	= nvfab_timeout_set,
+	.get	= param_get_uint,
+};
+
+module_param_cb(admin_timeout, &nvfab_timeout_ops, &nvfab_admin_timeout, 0644);
+MODULE_PARM_DESC(admin_timeout, "timeout of admin and fabrics commands, seconds (default 60)");
+module_param_cb(io_timeout, &nvfab_timeout_ops, &nvfab_io_timeout, 0644);
+MODULE_PARM_DESC(io_timeout, "initial I/O command timeout of new controllers, seconds (default 30)");
+
+#define NVFAB_ADMIN_TIMEOUT	(READ_ONCE(nvfab_admin_timeout) * HZ)
+#define NVFAB_IO_TIMEOUT	(READ_ONCE(nvfab_io_timeout) * HZ)
+
 static DEFINE_IDA(nvfab_instance_ida);
 static dev_t nvfab_chr_devt;
 
@@ -1204,7 +1242,7 @@ static int nvfab_update_nr_io_queues(struct nvfab_ctrl *ctrl,
 	list_for_each_entry(ns, &ctrl->namespaces, list) {
 		left = blk_mq_freeze_queue_wait_timeout(ns->disk->queue, left);
 		if (left <= 0) {
-			dev_warn(ctrl->device, "queued I/O did not drain within %d s\n",
+			dev_warn(ctrl->device, "queued I/O did not drain within %u s\n",
 				 NVFAB_IO_TIMEOUT / HZ);
 			ret = -ETIMEDOUT;
 			break;

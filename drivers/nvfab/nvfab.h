@@ -14,10 +14,6 @@
 
 struct nvfab_ns_head;
 
-/* Seconds: default command timeouts, as the in-kernel host. */
-#define NVFAB_ADMIN_TIMEOUT	(60 * HZ)
-#define NVFAB_IO_TIMEOUT	(30 * HZ)
-
 /**
  * nvfab_secs_to_jiffies() - a timeout in seconds as a delay in jiffies
  * @secs: the timeout; any value user space may set
