@@ -85,7 +85,15 @@ static void nvfab_anatt_work(struct work_struct *work)
 	queue_work(nvfab_wq, &ctrl->ana_work);
 }
 
-/* Record a group's new state (ana_lock held); arm or stop its ANATT timer. */
+/* Marks the groups the log being applied lists (under ana_lock). */
+#define NVFAB_ANA_LISTED	XA_MARK_0
+
+/*
+ * Record a group's new state (ana_lock held); arm or stop its ANATT timer.
+ * The groups are bounded by NANAGRPID: a log lists at most that many
+ * (ana-log.c checks NGRPS), and nvfab_ana_sweep() frees the groups a log
+ * no longer lists.
+ */
 static int nvfab_ana_update_group(const struct nvme_ana_group_desc *desc,
 				  void *data)
 {
@@ -111,11 +119,13 @@ static int nvfab_ana_update_group(const struct nvme_ana_group_desc *desc,
 			kfree(grp);
 			return ret;
 		}
+		xa_set_mark(&ctrl->ana_groups, grpid, NVFAB_ANA_LISTED);
 		if (state == NVME_ANA_CHANGE)
 			queue_delayed_work(nvfab_wq, &grp->anatt_work,
 					   (ctrl->anatt ?: NVFAB_DEFAULT_ANATT) * HZ);
 		return 0;
 	}
+	xa_set_mark(&ctrl->ana_groups, grpid, NVFAB_ANA_LISTED);
 	if (state == NVME_ANA_CHANGE && grp->state != NVME_ANA_CHANGE)
 		queue_delayed_work(nvfab_wq, &grp->anatt_work,
 				   (ctrl->anatt ?: NVFAB_DEFAULT_ANATT) * HZ);
@@ -123,6 +133,31 @@ static int nvfab_ana_update_group(const struct nvme_ana_group_desc *desc,
 		cancel_delayed_work(&grp->anatt_work);
 	grp->state = state;
 	return 0;
+}
+
+/*
+ * After a log was applied (@applied) free the groups it did not list, so
+ * that a target naming new ANAGRPIDs in each log cannot grow them without
+ * bound; either way clear the marks for the next log. ana_lock held; the
+ * group's ANATT work does not take it.
+ */
+static void nvfab_ana_sweep(struct nvfab_ctrl *ctrl, bool applied)
+{
+	struct nvfab_ana_group *grp;
+	unsigned long idx;
+
+	lockdep_assert_held(&ctrl->ana_lock);
+	xa_for_each(&ctrl->ana_groups, idx, grp) {
+		if (xa_get_mark(&ctrl->ana_groups, idx, NVFAB_ANA_LISTED)) {
+			xa_clear_mark(&ctrl->ana_groups, idx, NVFAB_ANA_LISTED);
+			continue;
+		}
+		if (!applied)
+			continue;
+		xa_erase(&ctrl->ana_groups, idx);
+		cancel_delayed_work_sync(&grp->anatt_work);
+		kfree(grp);
+	}
 }
 
 /*
@@ -250,6 +285,7 @@ int nvfab_ana_read(struct nvfab_ctrl *ctrl)
 	ret = nvfab_parse_ana_log(ctrl->ana_log, ctrl->ana_log_size,
 				  ctrl->nanagrpid, ctrl->anagrpmax,
 				  nvfab_ana_update_group, ctrl, ctrl->device);
+	nvfab_ana_sweep(ctrl, !ret);
 	hdr = ctrl->ana_log;
 	trace_nvfab_ana_log(ctrl, le64_to_cpu(hdr->chgcnt),
 			    le16_to_cpu(hdr->ngrps), ret);
