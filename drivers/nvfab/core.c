@@ -1108,15 +1108,19 @@ static void nvfab_unquiesce_admin(struct nvfab_ctrl *ctrl)
 
 void nvfab_quiesce_io_queues(struct nvfab_ctrl *ctrl)
 {
+	mutex_lock(&ctrl->quiesce_lock);
 	if (ctrl->tagset_live &&
 	    !test_and_set_bit(NVFAB_CTRL_IO_QUIESCED, &ctrl->flags))
 		blk_mq_quiesce_tagset(&ctrl->tagset);
+	mutex_unlock(&ctrl->quiesce_lock);
 }
 
 void nvfab_unquiesce_io_queues(struct nvfab_ctrl *ctrl)
 {
+	mutex_lock(&ctrl->quiesce_lock);
 	if (test_and_clear_bit(NVFAB_CTRL_IO_QUIESCED, &ctrl->flags))
 		blk_mq_unquiesce_tagset(&ctrl->tagset);
+	mutex_unlock(&ctrl->quiesce_lock);
 }
 
 static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
@@ -1545,8 +1549,13 @@ static void nvfab_connect_work(struct work_struct *work)
 /* Tear the association down, keeping tag sets, and let queued I/O wait. */
 static void nvfab_teardown_for_reconnect(struct nvfab_ctrl *ctrl)
 {
+	/*
+	 * No flush of scan_work: a scan waits only for admin commands, which
+	 * this teardown cancels, and it never removes a namespace for a
+	 * failed command (ns.c). Waiting for it here would wait for the
+	 * target.
+	 */
 	nvfab_stop_ctrl(ctrl);
-	flush_work(&ctrl->scan_work);
 	nvfab_teardown_io_queues(ctrl, false);
 	/* Let requests reach queue_rq: they wait, or fail after failfast. */
 	nvfab_unquiesce_io_queues(ctrl);
@@ -1782,6 +1791,7 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	spin_lock_init(&ctrl->lock);
 	init_waitqueue_head(&ctrl->state_wq);
 	mutex_init(&ctrl->scan_lock);
+	mutex_init(&ctrl->quiesce_lock);
 	init_rwsem(&ctrl->namespaces_rwsem);
 	INIT_LIST_HEAD(&ctrl->namespaces);
 	INIT_WORK(&ctrl->scan_work, nvfab_scan_work);

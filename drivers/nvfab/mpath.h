@@ -83,6 +83,8 @@ struct nvfab_subsys {
  * @requeue_list: bios waiting for a usable path
  * @requeue_work: resubmits @requeue_list (kblockd)
  * @nopath_work: fails the wait after the no-path bound (nvfab_wq)
+ * @part_scan_work: reads the partition table once the disk is added, so
+ *		that adding it never waits for the target (nvfab_wq)
  * @flags:	NVFAB_HEAD_*
  */
 struct nvfab_ns_head {
@@ -99,6 +101,7 @@ struct nvfab_ns_head {
 	struct bio_list		requeue_list;	/* protected by requeue_lock */
 	struct work_struct	requeue_work;
 	struct delayed_work	nopath_work;
+	struct work_struct	part_scan_work;
 	unsigned long		flags;
 };
 

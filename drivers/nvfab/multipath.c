@@ -991,6 +991,26 @@ static void nvfab_head_base_limits(struct queue_limits *lim)
 	lim->features |= BLK_FEAT_IO_STAT | BLK_FEAT_POLL | BLK_FEAT_NOWAIT;
 }
 
+/*
+ * The head's partition table is read here, not by device_add_disk(): that
+ * read goes to the target, which may stall it, and the scan that adds the
+ * disk must not wait for the target (error recovery and deletion must
+ * always be able to proceed; a stalled read is failed by them).
+ */
+static void nvfab_head_part_scan_work(struct work_struct *work)
+{
+	struct nvfab_ns_head *head = container_of(work, struct nvfab_ns_head,
+						  part_scan_work);
+	struct gendisk *disk = head->disk;
+
+	if (!test_and_clear_bit(GD_SUPPRESS_PART_SCAN, &disk->state))
+		return;
+	mutex_lock(&disk->open_mutex);
+	if (test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+		bdev_disk_changed(disk, false);
+	mutex_unlock(&disk->open_mutex);
+}
+
 static struct nvfab_ns_head *nvfab_alloc_head(struct nvfab_subsys *subsys,
 					      struct nvfab_ns *ns,
 					      struct nvfab_ns_ids *ids)
@@ -1015,6 +1035,7 @@ static struct nvfab_ns_head *nvfab_alloc_head(struct nvfab_subsys *subsys,
 	bio_list_init(&head->requeue_list);
 	INIT_WORK(&head->requeue_work, nvfab_requeue_work);
 	INIT_DELAYED_WORK(&head->nopath_work, nvfab_nopath_work);
+	INIT_WORK(&head->part_scan_work, nvfab_head_part_scan_work);
 
 	nvfab_head_base_limits(&lim);
 	head->disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
@@ -1119,12 +1140,26 @@ int nvfab_mpath_add_ns(struct nvfab_ns *ns, struct nvfab_ns_ids *ids)
 	return 0;
 }
 
+/* Link a path disk under its head's "multipath" directory (subsys->lock). */
+static void nvfab_head_link_path(struct nvfab_ns_head *head,
+				 struct nvfab_ns *ns)
+{
+	lockdep_assert_held(&head->subsys->lock);
+	if (sysfs_add_link_to_group(&disk_to_dev(head->disk)->kobj,
+				    "multipath", &disk_to_dev(ns->disk)->kobj,
+				    ns->disk->disk_name))
+		dev_warn(ns->ctrl->device, "no multipath link for %s\n",
+			 ns->disk->disk_name);
+}
+
 /**
  * nvfab_mpath_ns_added() - publish a path whose disk was added
  * @ns: the path
  *
  * Puts the path on its head's list, and adds the head's disk with the
- * first path.
+ * first path. The disk is added without subsys->lock held and without
+ * reading its partition table, which head->part_scan_work reads later:
+ * nothing here waits for the target.
  *
  * Context: may sleep; takes subsys->lock.
  * Return: 0 or a negative errno (the head's disk could not be added).
@@ -1133,29 +1168,41 @@ int nvfab_mpath_ns_added(struct nvfab_ns *ns)
 {
 	struct nvfab_ns_head *head = ns->head;
 	struct nvfab_subsys *subsys = head->subsys;
+	struct nvfab_ns *p;
+	bool add;
 	int ret = 0;
 
 	mutex_lock(&subsys->lock);
 	list_add_tail_rcu(&ns->siblings, &head->paths);
 	nvfab_head_update_limits(head);
 	set_capacity_and_notify(head->disk, get_capacity(ns->disk));
-	if (!test_and_set_bit(NVFAB_HEAD_DISK_ADDED, &head->flags)) {
-		set_bit(NVFAB_HEAD_DISK_LIVE, &head->flags);
+	add = !test_and_set_bit(NVFAB_HEAD_DISK_ADDED, &head->flags);
+	if (!add && test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+		nvfab_head_link_path(head, ns);
+	mutex_unlock(&subsys->lock);
+
+	/*
+	 * Only this path adds the disk; the head cannot lose its last path
+	 * meanwhile, as this one counts in nr_paths. Paths published while
+	 * the disk is not live yet are linked below.
+	 */
+	if (add) {
+		set_bit(GD_SUPPRESS_PART_SCAN, &head->disk->state);
 		ret = device_add_disk(&subsys->dev, head->disk,
 				      nvfab_head_groups);
+		mutex_lock(&subsys->lock);
 		if (ret) {
-			clear_bit(NVFAB_HEAD_DISK_LIVE, &head->flags);
 			dev_err(ns->ctrl->device, "%s not added: %d\n",
 				head->disk->disk_name, ret);
+		} else {
+			set_bit(NVFAB_HEAD_DISK_LIVE, &head->flags);
+			list_for_each_entry(p, &head->paths, siblings)
+				nvfab_head_link_path(head, p);
 		}
+		mutex_unlock(&subsys->lock);
+		if (!ret)
+			queue_work(nvfab_wq, &head->part_scan_work);
 	}
-	if (test_bit(NVFAB_HEAD_DISK_LIVE, &head->flags) &&
-	    sysfs_add_link_to_group(&disk_to_dev(head->disk)->kobj,
-				    "multipath", &disk_to_dev(ns->disk)->kobj,
-				    ns->disk->disk_name))
-		dev_warn(ns->ctrl->device, "no multipath link for %s\n",
-			 ns->disk->disk_name);
-	mutex_unlock(&subsys->lock);
 	nvfab_head_kick(head);
 	return ret;
 }
@@ -1243,10 +1290,20 @@ void nvfab_mpath_ns_removed(struct nvfab_ns *ns)
 
 	if (last) {
 		cancel_delayed_work_sync(&head->nopath_work);
-		if (test_and_clear_bit(NVFAB_HEAD_DISK_LIVE, &head->flags))
+		if (test_and_clear_bit(NVFAB_HEAD_DISK_LIVE, &head->flags)) {
+			/*
+			 * Fail what waits for a path first (a partition scan
+			 * may wait with the disk's open_mutex held, which
+			 * del_gendisk() takes).
+			 */
+			nvfab_head_kick(head);
+			flush_work(&head->requeue_work);
+			nvfab_head_fail_waiting(head);
 			del_gendisk(head->disk);
+		}
 		flush_work(&head->requeue_work);
 		nvfab_head_fail_waiting(head);
+		flush_work(&head->part_scan_work);
 		/* the disk's reference goes in ->free_disk, if it was added */
 		if (!test_bit(NVFAB_HEAD_DISK_ADDED, &head->flags))
 			nvfab_head_put(head);

@@ -202,7 +202,16 @@ static int nvfab_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 		goto out_free_ns;
 
 	nvfab_ns_set_limits(ns, id, &lim);
+	/*
+	 * The new queue joins the tag set: if error recovery has the tag set
+	 * quiesced, it starts quiesced too, so that the unquiesce to come
+	 * balances.
+	 */
+	mutex_lock(&ctrl->quiesce_lock);
 	disk = blk_mq_alloc_disk(&ctrl->tagset, &lim, ns);
+	if (!IS_ERR(disk) && test_bit(NVFAB_CTRL_IO_QUIESCED, &ctrl->flags))
+		blk_mq_quiesce_queue_nowait(disk->queue);
+	mutex_unlock(&ctrl->quiesce_lock);
 	if (IS_ERR(disk)) {
 		ret = PTR_ERR(disk);
 		goto out_free_ns;

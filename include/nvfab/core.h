@@ -235,6 +235,11 @@ struct nvfab_ctrl_ops {
  * @firmware_rev:	Firmware Revision, not NUL terminated when full
  * @identified:		Identify Controller succeeded once
  * @scan_lock:		serialises namespace scans; before @namespaces_rwsem
+ *			and @quiesce_lock
+ * @quiesce_lock:	serialises the I/O tag set's quiesce state
+ *			(NVFAB_CTRL_IO_QUIESCED) with the namespace queues
+ *			added to the tag set, which a scan may add while
+ *			error recovery has the tag set quiesced
  * @namespaces_rwsem:	protects @namespaces; before @lock
  * @namespaces:		struct nvfab_ns list
  * @scan_work:		namespace scan (nvfab_wq)
@@ -326,6 +331,7 @@ struct nvfab_ctrl {
 
 	/* namespaces */
 	struct mutex			scan_lock;	/* serialises scans */
+	struct mutex			quiesce_lock;	/* see above */
 	struct rw_semaphore		namespaces_rwsem;
 	struct list_head		namespaces;	/* protected by rwsem */
 
