@@ -269,8 +269,8 @@ static int nvfab_ana_fetch(struct nvfab_ctrl *ctrl)
 int nvfab_ana_read(struct nvfab_ctrl *ctrl)
 {
 	struct nvme_ana_rsp_hdr *hdr;
+	bool changed = false;
 	struct nvfab_ns *ns;
-	LIST_HEAD(changed);
 	int ret;
 
 	if (!ctrl->ana_supported || !ctrl->ana_log)
@@ -298,11 +298,21 @@ int nvfab_ana_read(struct nvfab_ctrl *ctrl)
 
 		if (!nvfab_ana_apply(ns))
 			continue;
+		changed = true;
 		nvfab_mpath_path_changed(ns);
 		state = READ_ONCE(ns->path.ana_state);
 		/* an ANA status that the log confirms is no change */
 		if (state != old)
 			nvfab_ana_uevent(ns, state);
+	}
+	/*
+	 * A submitter that read the old states may park its bio after the
+	 * kicks above: once it has left its SRCU section, kick again.
+	 */
+	if (changed && ctrl->subsys) {
+		synchronize_srcu(&ctrl->subsys->srcu);
+		list_for_each_entry(ns, &ctrl->namespaces, list)
+			nvfab_mpath_kick(ns);
 	}
 	up_read(&ctrl->namespaces_rwsem);
 out_unlock:

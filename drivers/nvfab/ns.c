@@ -526,13 +526,21 @@ void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl)
 
 /**
  * nvfab_kick_requeue_lists() - rerun the requeue lists of every namespace
- * @ctrl: the controller
+ * @ctrl: the controller, whose state just changed
  *
- * Context: may sleep (takes namespaces_rwsem).
+ * A head's submitter decides to park a bio under subsys->srcu, from the
+ * state it read there. Waiting for a grace period first means that every
+ * submitter that saw the old state has parked its bio before the lists
+ * are rerun, so that none waits for an unrelated later event.
+ *
+ * Context: may sleep (an SRCU grace period; takes namespaces_rwsem).
  */
 void nvfab_kick_requeue_lists(struct nvfab_ctrl *ctrl)
 {
 	struct nvfab_ns *ns;
+
+	if (ctrl->subsys)
+		synchronize_srcu(&ctrl->subsys->srcu);
 
 	down_read(&ctrl->namespaces_rwsem);
 	list_for_each_entry(ns, &ctrl->namespaces, list) {
