@@ -191,15 +191,22 @@ bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
 		break;
 	case NVFAB_CTRL_LIVE:
 		changed = old == NVFAB_CTRL_CONNECTING;
+		if (changed)
+			set_bit(NVFAB_CTRL_STARTED, &ctrl->flags);
 		break;
 	case NVFAB_CTRL_RESETTING:
 		changed = old == NVFAB_CTRL_LIVE;
 		break;
 	case NVFAB_CTRL_DELETING:
+		/*
+		 * Never during the first connect: nvfab_start_new_ctrl()
+		 * owns the controller until it went live once, and undoes
+		 * a failed start itself.
+		 */
 		changed = old == NVFAB_CTRL_LIVE ||
 			  old == NVFAB_CTRL_RESETTING ||
-			  old == NVFAB_CTRL_CONNECTING ||
-			  old == NVFAB_CTRL_NEW;
+			  (old == NVFAB_CTRL_CONNECTING &&
+			   test_bit(NVFAB_CTRL_STARTED, &ctrl->flags));
 		break;
 	case NVFAB_CTRL_DELETING_NOIO:
 		changed = old == NVFAB_CTRL_DELETING;
@@ -1460,8 +1467,10 @@ int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
 	if (ret)
 		return ret < 0 ? ret : -EIO;
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE)) {
-		/* deleted while connecting: the delete path cleans up */
-		return 0;
+		/* nothing else moves a controller out of its first connect */
+		dev_err(ctrl->device, "state %s after the first connect\n",
+			nvfab_ctrl_state_name(nvfab_ctrl_state(ctrl)));
+		return -EINVAL;
 	}
 	dev_info(ctrl->device, "new ctrl: NQN \"%s\", addr %s, %u I/O queues\n",
 		 ctrl->subsysnqn, ctrl->opts->traddr ? ctrl->opts->traddr : "",
@@ -1877,22 +1886,6 @@ void nvfab_put_ctrl(struct nvfab_ctrl *ctrl)
 	put_device(ctrl->device);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_put_ctrl);
-
-/**
- * nvfab_abort_new_ctrl() - undo nvfab_init_ctrl() after a failed start
- * @ctrl: a controller whose nvfab_start_new_ctrl() failed
- *
- * Removes the device and drops the initial reference, which frees the
- * controller through @ops->free_ctrl.
- *
- * Context: may sleep.
- */
-void nvfab_abort_new_ctrl(struct nvfab_ctrl *ctrl)
-{
-	nvfab_uninit_ctrl(ctrl);
-	nvfab_put_ctrl(ctrl);
-}
-EXPORT_SYMBOL_NVFAB(nvfab_abort_new_ctrl);
 
 static int __init nvfab_core_init(void)
 {

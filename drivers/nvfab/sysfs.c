@@ -147,6 +147,9 @@ static ssize_t delete_controller_store(struct device *dev,
 {
 	struct nvfab_ctrl *ctrl = to_ctrl(dev);
 
+	/* The connect that creates it owns it until it went live once. */
+	if (!test_bit(NVFAB_CTRL_STARTED, &ctrl->flags))
+		return -EBUSY;
 	/* The attribute goes away with the controller: remove it first. */
 	if (device_remove_file_self(dev, attr))
 		nvfab_delete_ctrl_sync(ctrl);

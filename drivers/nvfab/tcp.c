@@ -1907,9 +1907,14 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 
 	ret = nvfab_start_new_ctrl(&tctrl->ctrl);
 	if (ret) {
-		/* The caller frees the options: do not let free_ctrl do it. */
+		/* Unlisted and out of sysfs before its options go away... */
+		mutex_lock(&nvfab_tcp_ctrl_mutex);
+		list_del_init(&tctrl->list);
+		mutex_unlock(&nvfab_tcp_ctrl_mutex);
+		nvfab_uninit_ctrl(&tctrl->ctrl);
+		/* ...to the caller, who frees them: free_ctrl must not. */
 		tctrl->ctrl.opts = NULL;
-		nvfab_abort_new_ctrl(&tctrl->ctrl);
+		nvfab_put_ctrl(&tctrl->ctrl);
 		return ERR_PTR(ret);
 	}
 	return &tctrl->ctrl;

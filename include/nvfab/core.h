@@ -376,6 +376,7 @@ struct nvfab_ctrl {
 #define NVFAB_CTRL_ADMIN_QUIESCED	2
 #define NVFAB_CTRL_IO_QUIESCED		3
 #define NVFAB_CTRL_NS_CHANGED		4
+#define NVFAB_CTRL_STARTED		5	/* went live once: deletable */
 
 /*
  * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and error
@@ -409,7 +410,6 @@ int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl);
 bool nvfab_error_recovery(struct nvfab_ctrl *ctrl);
 int nvfab_delete_ctrl(struct nvfab_ctrl *ctrl);
 int nvfab_delete_ctrl_sync(struct nvfab_ctrl *ctrl);
-void nvfab_abort_new_ctrl(struct nvfab_ctrl *ctrl);
 int nvfab_reset_ctrl(struct nvfab_ctrl *ctrl);
 const char *nvfab_ctrl_state_name(enum nvfab_ctrl_state state);
 
