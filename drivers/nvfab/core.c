@@ -1321,10 +1321,13 @@ out_cleanup:
 	nvfab_stop_io_queues(ctrl, nr_io);
 	blk_mq_tagset_busy_iter(&ctrl->tagset, nvfab_cancel_request, ctrl);
 	blk_mq_tagset_wait_completed_request(&ctrl->tagset);
-	if (new) {
-		nvfab_unquiesce_io_queues(ctrl);
+	/*
+	 * As after any teardown: requests reach queue_rq again, where they
+	 * wait for the next attempt or fail once fast_io_fail_tmo expired.
+	 */
+	nvfab_unquiesce_io_queues(ctrl);
+	if (new)
 		nvfab_free_io_tagset(ctrl);
-	}
 	started = nr_io;
 out_stop:
 	nvfab_stop_io_queues(ctrl, started);
