@@ -381,22 +381,24 @@ static bool nvfab_ns_seen(struct nvfab_ns *ns, void *data)
  * @page: the page as the controller returned it (untrusted)
  * @n: entries in @page (1024 for Identify CNS 02h), at most INT_MAX
  * @prev: the NSID the page was asked for after (0 for the first page)
+ * @nn: Number of Namespaces from Identify Controller, the highest valid NSID
  * @end: set to whether the list ends within this page
  * @dev: device for messages, or NULL
  *
  * NVMe Base 2.0, 5.17.2.2 (CNS 02h): the page lists active NSIDs above
  * @prev in increasing order; the list ends at the first zero entry. An
- * NSID not above the one before it, or FFFFFFFFh (the broadcast value),
- * makes the whole page invalid. A page without a zero entry does not end
- * the list: the next page is asked for after its last NSID. An empty page
- * (@n 0) ends it, so that a caller cannot loop.
+ * NSID not above the one before it, above @nn, or FFFFFFFFh (the broadcast
+ * value), makes the whole page invalid. A page without a zero entry does
+ * not end the list unless its last NSID is @nn: the next page is asked for
+ * after its last NSID, so a scan reads at most @nn / @n + 1 pages. An
+ * empty page (@n 0) ends it, so that a caller cannot loop.
  *
  * Context: any context.
  * Return: the number of NSIDs at the start of @page to act on (0 to @n), or
  * -EINVAL when the page is out of order (one message names the NSIDs).
  */
 VISIBLE_IF_KUNIT int nvfab_check_ns_list_page(const __le32 *page,
-					      unsigned int n, u32 prev,
+					      unsigned int n, u32 prev, u32 nn,
 					      bool *end, struct device *dev)
 {
 	unsigned int i;
@@ -413,9 +415,14 @@ VISIBLE_IF_KUNIT int nvfab_check_ns_list_page(const __le32 *page,
 				nsid, prev);
 			return -EINVAL;
 		}
+		if (nsid > nn) {
+			dev_err(dev, "Active NS list: NSID %u above NN %u\n",
+				nsid, nn);
+			return -EINVAL;
+		}
 		prev = nsid;
 	}
-	*end = !n;
+	*end = !n || prev == nn;
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_check_ns_list_page);
@@ -446,8 +453,8 @@ static int nvfab_scan_list(struct nvfab_ctrl *ctrl)
 			dev_warn(ctrl->device, "Active NS list failed: %d\n", ret);
 			goto out_free;
 		}
-		nr = nvfab_check_ns_list_page(page, per_page, prev, &end,
-					      ctrl->device);
+		nr = nvfab_check_ns_list_page(page, per_page, prev, ctrl->nn,
+					      &end, ctrl->device);
 		if (nr < 0) {
 			ret = nr;
 			goto out_free;

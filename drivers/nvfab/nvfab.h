@@ -95,7 +95,7 @@ struct nvfab_ns {
 int nvfab_parse_ns_descs(const u8 *buf, size_t len, struct nvfab_ns_ids *ids,
 			 struct device *dev);
 int nvfab_check_ns_list_page(const __le32 *page, unsigned int n, u32 prev,
-			     bool *end, struct device *dev);
+			     u32 nn, bool *end, struct device *dev);
 #endif
 void nvfab_scan_work(struct work_struct *work);
 void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl);

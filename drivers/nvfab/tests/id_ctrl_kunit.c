@@ -364,6 +364,7 @@ struct ns_list_case {
 	int n;			/* entries; 0: NS_PAGE */
 	int ret;		/* entries to act on, or -errno */
 	bool end;
+	u32 nn;			/* NN; 0: FFFFFFFEh */
 };
 
 static const struct ns_list_case ns_list_cases[] = {
@@ -372,8 +373,8 @@ static const struct ns_list_case ns_list_cases[] = {
 	{ "dense 1..3", 0, { 1, 2, 3 }, .ret = 3, .end = true },
 	{ "sparse", 0, { 2, 5, 100, 70000 }, .ret = 4, .end = true },
 	{ "full page goes on", 0, { 1, 2, 3, 4, 5, 6, 7, 8 }, .ret = 8 },
-	{ "full page up to FFFFFFFEh", 0, { 1, 2, 3, 4, 5, 6, 7, 0xfffffffe },
-	  .ret = 8 },
+	{ "full page up to FFFFFFFEh ends", 0, { 1, 2, 3, 4, 5, 6, 7, 0xfffffffe },
+	  .ret = 8, .end = true },
 	{ "FFFFFFFEh, the highest NSID", 0, { 0xfffffffe }, .ret = 1, .end = true },
 	{ "next page above prev", 8, { 9, 10 }, .ret = 2, .end = true },
 	{ "next page empty", 8, { 0 }, .ret = 0, .end = true },
@@ -391,6 +392,15 @@ static const struct ns_list_case ns_list_cases[] = {
 	{ "FFFFFFFFh first", 0, { 0xffffffff }, .ret = -EINVAL },
 	{ "FFFFFFFFh after a valid NSID", 0, { 5, 0xffffffff }, .ret = -EINVAL },
 	{ "FFFFFFFFh after FFFFFFFEh", 0xfffffffe, { 0xffffffff }, .ret = -EINVAL },
+	/* NN bounds the NSIDs and so the pages a scan reads */
+	{ "NSID equal to NN", 0, { 1, 5 }, .nn = 5, .ret = 2, .end = true },
+	{ "NSID above NN", 0, { 1, 2, 6 }, .nn = 5, .ret = -EINVAL },
+	{ "first NSID above NN 1", 0, { 2 }, .nn = 1, .ret = -EINVAL },
+	{ "full page ending at NN ends", 0, { 1, 2, 3, 4, 5, 6, 7, 8 }, .nn = 8,
+	  .ret = 8, .end = true },
+	{ "full page below NN goes on", 0, { 1, 2, 3, 4, 5, 6, 7, 8 }, .nn = 9,
+	  .ret = 8 },
+	{ "next page past NN", 8, { 9 }, .nn = 8, .ret = -EINVAL },
 };
 
 static void ns_list_case_desc(const struct ns_list_case *c, char *desc)
@@ -414,7 +424,9 @@ static void nvfab_ns_list_test(struct kunit *test)
 	for (i = 0; i < NS_PAGE; i++)
 		page[i] = cpu_to_le32(c->nsids[i]);
 
-	ret = nvfab_check_ns_list_page(page, n, c->prev, &end, NULL);
+	ret = nvfab_check_ns_list_page(page, n, c->prev,
+				       c->nn ? c->nn : NVME_NSID_ALL - 1, &end,
+				       NULL);
 	KUNIT_EXPECT_EQ(test, ret, c->ret);
 	if (ret >= 0)
 		KUNIT_EXPECT_EQ(test, end, c->end);
