@@ -239,13 +239,11 @@ void nvfab_ana_ns_state(struct nvfab_ns *ns)
 }
 
 /* Read the whole log into ctrl->ana_log, in pieces the MDTS allows. */
-static int nvfab_ana_fetch(struct nvfab_ctrl *ctrl)
+static int nvfab_ana_fetch_once(struct nvfab_ctrl *ctrl, size_t piece)
 {
-	size_t piece = (size_t)ctrl->max_hw_sectors << SECTOR_SHIFT;
 	size_t off = 0, n;
 	int ret;
 
-	piece = max_t(size_t, round_down(piece, 4), 4);
 	while (off < ctrl->ana_log_size) {
 		n = min(piece, ctrl->ana_log_size - off);
 		ret = nvfab_get_log(ctrl, NVME_LOG_ANA, NVME_NSID_ALL,
@@ -255,6 +253,48 @@ static int nvfab_ana_fetch(struct nvfab_ctrl *ctrl)
 		off += n;
 	}
 	return 0;
+}
+
+/* Attempts at a multi-piece read before the log is taken as unstable. */
+#define NVFAB_ANA_FETCH_TRIES	3
+
+/*
+ * A log read in more than one piece is only consistent if it did not
+ * change in between: its CHGCNT is read again after the last piece and
+ * must be the one the first piece gave (NVMe Base 2.0, 5.16.1.12).
+ */
+static int nvfab_ana_fetch(struct nvfab_ctrl *ctrl)
+{
+	size_t piece = (size_t)ctrl->max_hw_sectors << SECTOR_SHIFT;
+	struct nvme_ana_rsp_hdr *hdr = ctrl->ana_log, *again;
+	int tries, ret;
+
+	piece = max_t(size_t, round_down(piece, 4), 4);
+	if (piece >= ctrl->ana_log_size)
+		return nvfab_ana_fetch_once(ctrl, piece);
+
+	again = kmalloc(sizeof(*again), GFP_KERNEL);
+	if (!again)
+		return -ENOMEM;
+	for (tries = 0; tries < NVFAB_ANA_FETCH_TRIES; tries++) {
+		ret = nvfab_ana_fetch_once(ctrl, piece);
+		if (ret)
+			break;
+		ret = nvfab_get_log(ctrl, NVME_LOG_ANA, NVME_NSID_ALL, again,
+				    sizeof(*again), 0);
+		if (ret) {
+			ret = ret < 0 ? ret : -EIO;
+			break;
+		}
+		if (again->chgcnt == hdr->chgcnt)
+			break;
+		ret = -EAGAIN;
+	}
+	if (ret == -EAGAIN)
+		dev_warn(ctrl->device, "ANA log CHGCNT kept changing across %d multi-piece reads\n",
+			 NVFAB_ANA_FETCH_TRIES);
+	kfree(again);
+	return ret;
 }
 
 /**
