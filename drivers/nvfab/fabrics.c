@@ -416,21 +416,35 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 		ret = nvfab_opt_int(args, "reconnect_delay", &val);
 		if (ret)
 			return ret;
-		if (val <= 0) {
-			pr_err("reconnect_delay %d must be positive\n", val);
+		if (val <= 0 || val > NVFAB_MAX_RECONNECT_DELAY) {
+			pr_err("reconnect_delay %d must be 1 to %u s\n", val,
+			       NVFAB_MAX_RECONNECT_DELAY);
 			return -EINVAL;
 		}
 		opts->reconnect_delay = val;
 		return 0;
 	case NVFAB_OPT_CTRL_LOSS_TMO:
-		ret = nvfab_opt_int(args, "ctrl_loss_tmo", ctrl_loss_tmo);
-		if (!ret && *ctrl_loss_tmo < 0)
+		ret = nvfab_opt_int(args, "ctrl_loss_tmo", &val);
+		if (ret)
+			return ret;
+		if (val > NVFAB_MAX_TMO) {
+			pr_err("ctrl_loss_tmo %d is above the limit of %u s; -1 reconnects forever\n",
+			       val, NVFAB_MAX_TMO);
+			return -EINVAL;
+		}
+		if (val < 0)
 			pr_info("ctrl_loss_tmo < 0: reconnecting forever\n");
-		return ret;
+		*ctrl_loss_tmo = val;
+		return 0;
 	case NVFAB_OPT_FAIL_FAST_TMO:
 		ret = nvfab_opt_int(args, "fast_io_fail_tmo", &val);
 		if (ret)
 			return ret;
+		if (val > NVFAB_MAX_TMO) {
+			pr_err("fast_io_fail_tmo %d is above the limit of %u s; -1 is off\n",
+			       val, NVFAB_MAX_TMO);
+			return -EINVAL;
+		}
 		opts->fast_io_fail_tmo = val < 0 ? -1 : val;
 		return 0;
 	case NVFAB_OPT_TOS:

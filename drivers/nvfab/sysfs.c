@@ -160,7 +160,7 @@ static DEVICE_ATTR_WO(delete_controller);
 /**
  * nvfab_parse_tmo() - parse a write to ctrl_loss_tmo or fast_io_fail_tmo
  * @buf: what user space wrote, with at most one trailing newline
- * @tmo: set to the timeout in seconds (0 to INT_MAX), or -1 for none
+ * @tmo: set to the timeout in seconds (0 to %NVFAB_MAX_TMO), or -1 for none
  *
  * Takes "off", or an int as kstrtoint() reads it with base 0 (decimal,
  * 0x hex, 0 octal, one leading sign). Any negative number means "off",
@@ -168,8 +168,8 @@ static DEVICE_ATTR_WO(delete_controller);
  *
  * Context: any context.
  * Return: 0, or -EINVAL when @buf is empty, is not "off" or an int, has
- * other trailing characters, or is out of the range of an int; @tmo is
- * then left as it was.
+ * other trailing characters, or is out of the range of an int; -ERANGE
+ * when it is above %NVFAB_MAX_TMO. @tmo is left as it was on an error.
  */
 VISIBLE_IF_KUNIT int nvfab_parse_tmo(const char *buf, int *tmo)
 {
@@ -181,6 +181,8 @@ VISIBLE_IF_KUNIT int nvfab_parse_tmo(const char *buf, int *tmo)
 	}
 	if (kstrtoint(buf, 0, &val))
 		return -EINVAL;
+	if (val > NVFAB_MAX_TMO)
+		return -ERANGE;
 	*tmo = val < 0 ? -1 : val;
 	return 0;
 }
@@ -189,14 +191,15 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_tmo);
 /**
  * nvfab_parse_reconnect_delay() - parse a write to reconnect_delay
  * @buf: what user space wrote, with at most one trailing newline
- * @delay: set to the delay in seconds, 1 to UINT_MAX
+ * @delay: set to the delay in seconds, 1 to %NVFAB_MAX_RECONNECT_DELAY
  *
  * Takes an unsigned int as kstrtouint() reads it with base 0.
  *
  * Context: any context.
  * Return: 0, or -EINVAL when @buf is empty, not an unsigned int, has other
- * trailing characters, is out of range or is zero; @delay is then left as
- * it was.
+ * trailing characters, is out of the range of an unsigned int or is zero;
+ * -ERANGE when it is above %NVFAB_MAX_RECONNECT_DELAY. @delay is left as
+ * it was on an error.
  */
 VISIBLE_IF_KUNIT int nvfab_parse_reconnect_delay(const char *buf,
 						 unsigned int *delay)
@@ -205,10 +208,34 @@ VISIBLE_IF_KUNIT int nvfab_parse_reconnect_delay(const char *buf,
 
 	if (kstrtouint(buf, 0, &val) || !val)
 		return -EINVAL;
+	if (val > NVFAB_MAX_RECONNECT_DELAY)
+		return -ERANGE;
 	*delay = val;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_reconnect_delay);
+
+/* The length of a sysfs write without its trailing newline, for "%.*s". */
+static int nvfab_sysfs_len(const char *buf)
+{
+	size_t len = strlen(buf);
+
+	if (len && buf[len - 1] == '\n')
+		len--;
+	return min_t(size_t, len, 64);
+}
+
+/* Why a write to ctrl_loss_tmo or fast_io_fail_tmo (@attr) was refused. */
+static void nvfab_tmo_err(struct device *dev, const char *attr,
+			  const char *buf, int ret)
+{
+	if (ret == -ERANGE)
+		dev_err(dev, "%s: %.*s is above the limit of %u s; write \"off\" for none\n",
+			attr, nvfab_sysfs_len(buf), buf, NVFAB_MAX_TMO);
+	else
+		dev_err(dev, "%s: '%.*s' is not a number or \"off\"\n",
+			attr, nvfab_sysfs_len(buf), buf);
+}
 
 static ssize_t nvfab_show_tmo(char *buf, int val)
 {
@@ -247,9 +274,8 @@ static ssize_t ctrl_loss_tmo_store(struct device *dev,
 
 	ret = nvfab_parse_tmo(buf, &val);
 	if (ret) {
-		dev_err(dev, "ctrl_loss_tmo: '%s' is not a number or \"off\"\n",
-			strim((char *)buf));
-		return -EINVAL;
+		nvfab_tmo_err(dev, "ctrl_loss_tmo", buf, ret);
+		return ret;
 	}
 	mutex_lock(&nvfab_reconnect_opts_lock);
 	WRITE_ONCE(opts->ctrl_loss_tmo, val);
@@ -272,10 +298,17 @@ static ssize_t reconnect_delay_store(struct device *dev,
 {
 	struct nvfab_ctrl_options *opts = to_ctrl(dev)->opts;
 	unsigned int val;
+	int ret;
 
-	if (nvfab_parse_reconnect_delay(buf, &val)) {
+	ret = nvfab_parse_reconnect_delay(buf, &val);
+	if (ret == -ERANGE) {
+		dev_err(dev, "reconnect_delay: %.*s is above the limit of %u s\n",
+			nvfab_sysfs_len(buf), buf, NVFAB_MAX_RECONNECT_DELAY);
+		return ret;
+	}
+	if (ret) {
 		dev_err(dev, "reconnect_delay: must be a positive number of seconds\n");
-		return -EINVAL;
+		return ret;
 	}
 	mutex_lock(&nvfab_reconnect_opts_lock);
 	WRITE_ONCE(opts->reconnect_delay, val);
@@ -297,12 +330,12 @@ static ssize_t fast_io_fail_tmo_store(struct device *dev,
 				      const char *buf, size_t count)
 {
 	struct nvfab_ctrl_options *opts = to_ctrl(dev)->opts;
-	int val;
+	int val, ret;
 
-	if (nvfab_parse_tmo(buf, &val)) {
-		dev_err(dev, "fast_io_fail_tmo: '%s' is not a number or \"off\"\n",
-			strim((char *)buf));
-		return -EINVAL;
+	ret = nvfab_parse_tmo(buf, &val);
+	if (ret) {
+		nvfab_tmo_err(dev, "fast_io_fail_tmo", buf, ret);
+		return ret;
 	}
 	WRITE_ONCE(opts->fast_io_fail_tmo, val);
 	return count;

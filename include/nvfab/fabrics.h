@@ -42,6 +42,13 @@ struct nvfab_ctrl;
 /* KATO is sent in ms in a 32-bit field: U32_MAX / 1000 seconds at most. */
 #define NVFAB_MAX_KATO			4294967U	/* seconds */
 #define NVFAB_MAX_TOS			255
+/*
+ * nvfab's own limits (the in-kernel host has none): longer values are
+ * refused, not capped, so that a typo cannot turn into a silent "never".
+ * "off" (or -1) is the way to ask for no ctrl_loss_tmo / fast_io_fail_tmo.
+ */
+#define NVFAB_MAX_RECONNECT_DELAY	86400		/* seconds: a day */
+#define NVFAB_MAX_TMO			31536000	/* seconds: 365 days */
 
 /**
  * enum nvfab_opt - bits of &nvfab_ctrl_options.mask, one per option key

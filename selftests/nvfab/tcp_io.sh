@@ -18,7 +18,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 32
+ktap_set_plan 33
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -88,6 +88,23 @@ rmdir "$ns3"
 
 ktap_check "reset_controller: back to live" bash -c \
 	"echo 1 > $C/reset_controller && test \"\$(cat $C/state)\" = live"
+
+# Timeouts past their limits are refused (ERANGE), never capped.
+tmo_limits() {
+	local rd lt ff
+
+	rd=$(cat "$C/reconnect_delay") lt=$(cat "$C/ctrl_loss_tmo")
+	ff=$(cat "$C/fast_io_fail_tmo")
+	! (echo 86401 >"$C/reconnect_delay") 2>/dev/null &&
+	! (echo 2147483647 >"$C/ctrl_loss_tmo") 2>/dev/null &&
+	! (echo 31536001 >"$C/fast_io_fail_tmo") 2>/dev/null &&
+	[ "$(cat "$C/reconnect_delay") $(cat "$C/ctrl_loss_tmo")" = "$rd $lt" ] &&
+	[ "$(cat "$C/fast_io_fail_tmo")" = "$ff" ] &&
+	echo 86400 >"$C/reconnect_delay" && echo 31536000 >"$C/ctrl_loss_tmo" &&
+	[ "$(cat "$C/reconnect_delay") $(cat "$C/ctrl_loss_tmo")" = "86400 31536000" ] &&
+	echo "$rd" >"$C/reconnect_delay" && echo "$lt" >"$C/ctrl_loss_tmo"
+}
+ktap_check "sysfs timeouts past their limits refused, values kept" tmo_limits
 
 ktap_check "passthrough on $N held open across its deletion: ENODEV" \
 	python3 "$(dirname "$0")/ioctl_dead.py" "$N" "$C"
