@@ -829,6 +829,7 @@ static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 	ret = nvfab_ana_init_ctrl(ctrl, id);
 	if (ret)
 		goto out_free;
+	nvfab_read_effects(ctrl, id->lpa);
 	ctrl->identified = true;
 out_free:
 	kfree(id);

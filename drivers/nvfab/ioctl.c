@@ -5,16 +5,83 @@
  */
 #include <linux/blkdev.h>
 #include <linux/nvme_ioctl.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include "compat.h"
 #include "nvfab.h"
 
+/* The namespaces frozen around an admin command that changes them. */
+struct nvfab_frozen {
+	unsigned int		nr;
+	struct nvfab_ns		**ns;
+};
+
+/*
+ * Before an admin command whose effects (effects.c) change logical block
+ * content or need the namespaces idle (Format NVM, Sanitize): freeze the
+ * queue of every namespace of @ctrl, each held by a reference so that no
+ * lock is held while the command runs. Namespaces that appear meanwhile
+ * are not frozen; they come from a scan and are current.
+ */
+static int nvfab_passthru_freeze(struct nvfab_ctrl *ctrl, u32 effects,
+				 struct nvfab_frozen *f)
+{
+	struct nvfab_ns *ns;
+	unsigned int i, n = 0;
+	long left;
+
+	f->nr = 0;
+	f->ns = NULL;
+	if (!(effects & (NVME_CMD_EFFECTS_LBCC | NVME_CMD_EFFECTS_CSE_MASK)))
+		return 0;
+	down_read(&ctrl->namespaces_rwsem);
+	list_for_each_entry(ns, &ctrl->namespaces, list)
+		n++;
+	f->ns = n ? kcalloc(n, sizeof(*f->ns), GFP_KERNEL) : NULL;
+	if (n && !f->ns) {
+		up_read(&ctrl->namespaces_rwsem);
+		return -ENOMEM;
+	}
+	list_for_each_entry(ns, &ctrl->namespaces, list) {
+		if (f->nr < n && nvfab_ns_tryget(ns))
+			f->ns[f->nr++] = ns;
+	}
+	up_read(&ctrl->namespaces_rwsem);
+
+	for (i = 0; i < f->nr; i++)
+		blk_freeze_queue_start(f->ns[i]->disk->queue);
+	for (i = 0; i < f->nr; i++) {
+		struct request_queue *q = f->ns[i]->disk->queue;
+
+		left = blk_mq_freeze_queue_wait_timeout(q, q->rq_timeout);
+		if (left <= 0) {
+			dev_err(ctrl->device, "passthrough: I/O of ns %u did not drain within its io_timeout; command not sent\n",
+				f->ns[i]->nsid);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static void nvfab_passthru_unfreeze(struct nvfab_frozen *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr; i++) {
+		blk_mq_unfreeze_queue(f->ns[i]->disk->queue);
+		nvfab_ns_put(f->ns[i]);
+	}
+	kfree(f->ns);
+}
+
 static int nvfab_user_cmd(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
 			  struct nvme_passthru_cmd64 *uc, u64 *result)
 {
 	struct request_queue *q = ns ? ns->disk->queue : ctrl->admin_q;
+	struct nvfab_frozen frozen = { };
 	struct nvme_command c = { };
+	u32 effects = 0;
 	struct nvfab_request *req;
 	struct bio *bio = NULL;
 	struct request *rq;
@@ -64,12 +131,30 @@ static int nvfab_user_cmd(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
 		bio = rq->bio;
 	}
 
+	if (!ns)
+		effects = nvfab_admin_effects(ctrl, uc->opcode);
+	ret = nvfab_passthru_freeze(ctrl, effects, &frozen);
+	if (ret)
+		goto out_unfreeze;
 	blk_execute_rq(rq, false);
 	if (req->flags & NVFAB_REQ_CANCELLED)
 		ret = -EINTR;
 	else
 		ret = req->status;
 	*result = le64_to_cpu(req->result.u64);
+	/*
+	 * A new LBA format, size or namespace list: scan before the frozen
+	 * queues take I/O again, so that nothing is built on the old format
+	 * (the scan replaces a reformatted namespace, ns.c).
+	 */
+	if (ret >= 0 && (effects & (NVME_CMD_EFFECTS_LBCC |
+				    NVME_CMD_EFFECTS_NCC |
+				    NVME_CMD_EFFECTS_NIC |
+				    NVME_CMD_EFFECTS_CSE_MASK)) &&
+	    !nvfab_queue_scan(ctrl))
+		flush_work(&ctrl->scan_work);
+out_unfreeze:
+	nvfab_passthru_unfreeze(&frozen);
 	if (bio)
 		blk_rq_unmap_user(bio);
 out_free:
@@ -127,15 +212,15 @@ static int nvfab_passthru(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
 /*
  * I/O passthrough on /dev/nvfabN: through this controller (one path) to
  * the namespace the command's NSID names, so that a path can be read or
- * written on its own. The namespace stays while the command runs.
+ * written on its own. A namespace reference, not namespaces_rwsem, keeps
+ * it while the command runs.
  */
 static int nvfab_dev_io_cmd(struct nvfab_ctrl *ctrl, void __user *argp,
 			    bool is64)
 {
-	struct nvfab_ns *ns;
-	bool found = false;
+	struct nvfab_ns *ns, *found = NULL;
 	u32 nsid;
-	int ret = 0;
+	int ret;
 
 	/* nsid sits at the same offset in both passthrough structures */
 	BUILD_BUG_ON(offsetof(struct nvme_passthru_cmd, nsid) !=
@@ -143,11 +228,12 @@ static int nvfab_dev_io_cmd(struct nvfab_ctrl *ctrl, void __user *argp,
 	if (copy_from_user(&nsid, argp + offsetof(struct nvme_passthru_cmd,
 						  nsid), sizeof(nsid)))
 		return -EFAULT;
+	/* The command runs without the lock: its end is the target's choice. */
 	down_read(&ctrl->namespaces_rwsem);
 	list_for_each_entry(ns, &ctrl->namespaces, list) {
 		if (ns->nsid == nsid) {
-			ret = nvfab_passthru(ctrl, ns, argp, is64);
-			found = true;
+			if (nvfab_ns_tryget(ns))
+				found = ns;
 			break;
 		}
 	}
@@ -157,6 +243,8 @@ static int nvfab_dev_io_cmd(struct nvfab_ctrl *ctrl, void __user *argp,
 			nsid);
 		return -EINVAL;
 	}
+	ret = nvfab_passthru(ctrl, found, argp, is64);
+	nvfab_ns_put(found);
 	return ret;
 }
 

@@ -1556,7 +1556,8 @@ static struct nvfab_ns *nvfab_any_live_path(struct nvfab_ns_head *head)
  * controller is live (so that Identify and Get Log Page work while no path
  * has ANA access).
  *
- * Context: process context; may sleep (inside subsys->srcu).
+ * Context: process context; may sleep. The command runs on a namespace
+ * reference, with no lock held.
  * Return: as nvfab_ns_ioctl(); -ENODEV when no controller is live.
  */
 int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
@@ -1569,11 +1570,21 @@ int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
 
 	if (cmd == NVME_IOCTL_ID)
 		return head->nsid;
+	/*
+	 * The command runs outside subsys->srcu, on a namespace reference:
+	 * its end is the target's choice and the user's timeout, and a
+	 * reader held that long would stall every path change.
+	 */
 	idx = srcu_read_lock(&subsys->srcu);
 	ns = nvfab_select_path(head, 0);
 	if (!ns)
 		ns = nvfab_any_live_path(head);
-	ret = ns ? nvfab_path_ioctl(ns, cmd, (void __user *)arg) : -ENODEV;
+	if (ns && !nvfab_ns_tryget(ns))
+		ns = NULL;
 	srcu_read_unlock(&subsys->srcu, idx);
+	if (!ns)
+		return -ENODEV;
+	ret = nvfab_path_ioctl(ns, cmd, (void __user *)arg);
+	nvfab_ns_put(ns);
 	return ret;
 }

@@ -191,6 +191,7 @@ static int nvfab_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 	ns = kzalloc(sizeof(*ns), GFP_KERNEL);
 	if (!ns)
 		return -ENOMEM;
+	kref_init(&ns->ref);
 	ns->ctrl = ctrl;
 	ns->nsid = nsid;
 	ns->scan_gen = gen;
@@ -251,16 +252,51 @@ out_free_ns:
 	return ret;
 }
 
-static void nvfab_free_ns(struct nvfab_ns *ns)
+static void nvfab_ns_release(struct kref *ref)
 {
+	struct nvfab_ns *ns = container_of(ref, struct nvfab_ns, ref);
 	struct nvfab_ctrl *ctrl = ns->ctrl;
 
-	nvfab_mpath_remove_ns(ns);
-	del_gendisk(ns->disk);
-	nvfab_mpath_ns_removed(ns);
 	put_disk(ns->disk);
 	kfree(ns);
 	put_device(ctrl->device);
+}
+
+/**
+ * nvfab_ns_tryget() - take a reference on a namespace
+ * @ns: a namespace found under ctrl->namespaces_rwsem, subsys->srcu or
+ *	through its open path disk
+ *
+ * The reference keeps @ns, its gendisk and its controller's device
+ * allocated after the lock is dropped; a namespace being removed may
+ * still be returned, and I/O to its deleted disk then fails.
+ *
+ * Context: any context.
+ * Return: true if a reference was taken, false if @ns is being freed.
+ */
+bool nvfab_ns_tryget(struct nvfab_ns *ns)
+{
+	return kref_get_unless_zero(&ns->ref);
+}
+
+/**
+ * nvfab_ns_put() - drop a reference taken by nvfab_ns_tryget()
+ * @ns: the namespace
+ *
+ * Context: process context (the last put may free the gendisk).
+ */
+void nvfab_ns_put(struct nvfab_ns *ns)
+{
+	kref_put(&ns->ref, nvfab_ns_release);
+}
+
+/* Take @ns off its head and delete its disk; the last reference frees it. */
+static void nvfab_remove_ns(struct nvfab_ns *ns)
+{
+	nvfab_mpath_remove_ns(ns);
+	del_gendisk(ns->disk);
+	nvfab_mpath_ns_removed(ns);
+	nvfab_ns_put(ns);
 }
 
 /* Remove every namespace for which @keep returns false. */
@@ -280,7 +316,7 @@ static void nvfab_remove_ns_if(struct nvfab_ctrl *ctrl,
 
 	list_for_each_entry_safe(ns, next, &gone, list) {
 		list_del(&ns->list);
-		nvfab_free_ns(ns);
+		nvfab_remove_ns(ns);
 	}
 }
 
@@ -316,10 +352,11 @@ static void nvfab_keep_ns(struct nvfab_ctrl *ctrl, u32 nsid, u32 gen)
 static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 				       u32 gen)
 {
+	bool same = false, reformatted = false;
 	struct nvfab_ns_ids ids;
 	struct nvme_id_ns *id;
 	struct nvfab_ns *ns;
-	bool same = false;
+	u8 shift;
 	int ret;
 
 	id = kzalloc(sizeof(*id), GFP_KERNEL);
@@ -340,28 +377,38 @@ static void nvfab_validate_or_alloc_ns(struct nvfab_ctrl *ctrl, u32 nsid,
 		goto out_free;
 	}
 
+	/*
+	 * A namespace's LBA format is fixed for the life of its disk: the
+	 * disk's logical block size and every command built on lba_shift
+	 * depend on it. A Format NVM (here or by another host) that changed
+	 * it, or chose a format nvfab cannot use, replaces the namespace;
+	 * only the capacity is updated in place.
+	 */
 	down_read(&ctrl->namespaces_rwsem);
 	ns = nvfab_find_ns(ctrl, nsid);
 	if (ns) {
 		same = nvfab_ns_ids_equal(&ns->ids, &ids);
-		if (same && !nvfab_ns_lba_shift(ctrl, nsid, id, &ns->lba_shift)) {
+		if (same) {
+			reformatted = nvfab_ns_lba_shift(ctrl, nsid, id, &shift) ||
+				      shift != ns->lba_shift;
+		}
+		if (same && !reformatted) {
 			sector_t cap = le64_to_cpu(id->nsze) <<
 				       (ns->lba_shift - SECTOR_SHIFT);
 
 			set_capacity_and_notify(ns->disk, cap);
 			nvfab_mpath_set_capacity(ns, cap);
-		}
-		if (same)
 			ns->scan_gen = gen;
+		}
 	}
 	up_read(&ctrl->namespaces_rwsem);
 
-	if (ns && same)
+	if (ns && same && !reformatted)
 		goto out_free;
 	if (ns) {
-		/* Same NSID, new identity: a different namespace. */
-		dev_info(ctrl->device, "ns %u: identifiers changed, replacing it\n",
-			 nsid);
+		/* Same NSID, new identity or LBA format: replace it. */
+		dev_info(ctrl->device, "ns %u: %s changed, replacing it\n", nsid,
+			 reformatted ? "LBA format" : "identifiers");
 		nvfab_remove_ns_if(ctrl, nvfab_ns_is_not, &nsid);
 	}
 	ret = nvfab_alloc_ns(ctrl, nsid, id, &ids, gen);
@@ -640,8 +687,12 @@ static int nvfab_bdev_open(struct gendisk *disk, blk_mode_t mode)
 {
 	struct nvfab_ns *ns = disk->private_data;
 
-	if (!try_module_get(ns->ctrl->ops->module))
+	if (!nvfab_ns_tryget(ns))
 		return -ENXIO;
+	if (!try_module_get(ns->ctrl->ops->module)) {
+		nvfab_ns_put(ns);
+		return -ENXIO;
+	}
 	return 0;
 }
 
@@ -650,6 +701,7 @@ static void nvfab_bdev_release(struct gendisk *disk)
 	struct nvfab_ns *ns = disk->private_data;
 
 	module_put(ns->ctrl->ops->module);
+	nvfab_ns_put(ns);
 }
 
 const struct block_device_operations nvfab_bdev_ops = {

@@ -6,6 +6,7 @@
 #define _NVFAB_PRIV_H
 
 #include <linux/blkdev.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/uuid.h>
 
@@ -54,6 +55,9 @@ static inline bool nvfab_ns_ids_equal(const struct nvfab_ns_ids *a,
 
 /**
  * struct nvfab_ns - one namespace of one controller, with its block device
+ * @ref:	the controller's namespace list holds one reference until the
+ *		namespace is removed; a passthrough command or an open path
+ *		disk holds another, so that no lock is held while it runs
  * @list:	entry in ctrl->namespaces (protected by namespaces_rwsem)
  * @ctrl:	the controller
  * @disk:	the gendisk, /dev/nvfabCnN
@@ -70,6 +74,7 @@ static inline bool nvfab_ns_ids_equal(const struct nvfab_ns_ids *a,
  * @routed_ios:	bios the head sent on this path
  */
 struct nvfab_ns {
+	struct kref		ref;
 	struct list_head	list;
 	struct nvfab_ctrl	*ctrl;
 	struct gendisk		*disk;
@@ -97,6 +102,8 @@ int nvfab_parse_ns_descs(const u8 *buf, size_t len, struct nvfab_ns_ids *ids,
 int nvfab_check_ns_list_page(const __le32 *page, unsigned int n, u32 prev,
 			     u32 nn, bool *end, struct device *dev);
 #endif
+bool nvfab_ns_tryget(struct nvfab_ns *ns);
+void nvfab_ns_put(struct nvfab_ns *ns);
 void nvfab_scan_work(struct work_struct *work);
 void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl);
 void nvfab_quiesce_io_queues(struct nvfab_ctrl *ctrl);
@@ -154,6 +161,10 @@ struct nvfab_id_info {
 int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 			bool discovery, u64 cap, u16 cntlid,
 			struct nvfab_id_info *out, struct device *dev);
+
+/* effects.c */
+void nvfab_read_effects(struct nvfab_ctrl *ctrl, u8 lpa);
+u32 nvfab_admin_effects(struct nvfab_ctrl *ctrl, u8 opcode);
 
 /* ioctl.c */
 long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);

@@ -224,6 +224,8 @@ struct nvfab_ctrl_ops {
  * @sgls:		SGL Support
  * @oncs:		Optional NVM Command Support
  * @vwc:		Volatile Write Cache
+ * @admin_effects:	Commands Supported and Effects of each admin opcode,
+ *			as the log says (0 without it; effects.c)
  * @scan_gen:		generation of the last namespace scan (under
  *			@scan_lock)
  * @nr_read_queues:	I/O queues for reads (HCTX_TYPE_READ/DEFAULT)
@@ -319,6 +321,7 @@ struct nvfab_ctrl {
 	u32				sgls;
 	u16				oncs;
 	u8				vwc;
+	u32				admin_effects[256];
 	u32				scan_gen;	/* under scan_lock */
 	unsigned int			nr_read_queues;	/* HCTX_TYPE_READ/DEFAULT */
 	unsigned int			nr_write_queues; /* HCTX_TYPE_DEFAULT */
