@@ -3,13 +3,19 @@
  * Private declarations of nvfab-core's multipath layer: subsystems,
  * namespace heads, ANA state (multipath.c, ana.c, ps-builtin.c).
  *
- * Lock order, outermost first:
- *   nvfab_subsys_lock (the list of subsystems)
- *   subsys->lock (its controllers, heads, slots and selector)
- *   ctrl->scan_lock, ctrl->namespaces_rwsem, ctrl->ana_lock
+ * Lock order, outermost first (each lock is only taken with those above
+ * it held, never the other way round):
+ *   nvfab_subsys_lock (the list of subsystems; a controller joining)
+ *   ctrl->scan_lock (a scan adds paths: subsys->lock inside it)
+ *   subsys->lock (its controllers, heads, slots and selector; a selector
+ *     module is loaded before it is taken, never under it)
+ *   ctrl->ana_lock (nvfab_ana_read() takes namespaces_rwsem inside it)
+ *   ctrl->namespaces_rwsem (never held while a command runs)
+ *   ctrl->quiesce_lock (blk-mq's tag_list_lock inside it)
  *   head->requeue_lock (spinlock, irq-safe)
  * The I/O path takes none of them: it reads head->paths and subsys->ps
- * under subsys->srcu.
+ * under subsys->srcu. A passthrough command holds a namespace reference,
+ * no lock and no SRCU read section.
  */
 #ifndef _NVFAB_MPATH_H
 #define _NVFAB_MPATH_H
@@ -159,8 +165,10 @@ extern const struct attribute_group *nvfab_subsys_groups[];
 #if IS_ENABLED(CONFIG_KUNIT)
 void nvfab_build_tier(struct nvfab_ns_head *head, struct nvfab_tier *tier);
 enum nvfab_nopath nvfab_nopath_kind(struct nvfab_ns_head *head);
-struct nvfab_ps_ops *nvfab_get_ps_ops(const char *name);
 #endif
+
+/* ps-registry.c */
+struct nvfab_ps_ops *nvfab_get_ps_ops(const char *name);
 
 /* ps-builtin.c */
 int nvfab_ps_builtin_init(void);

@@ -236,13 +236,14 @@ struct nvfab_ctrl_ops {
  * @model:		Model Number, not NUL terminated when full
  * @firmware_rev:	Firmware Revision, not NUL terminated when full
  * @identified:		Identify Controller succeeded once
- * @scan_lock:		serialises namespace scans; before @namespaces_rwsem
- *			and @quiesce_lock
+ * @scan_lock:		serialises namespace scans; outside subsys->lock,
+ *			@ana_lock, @namespaces_rwsem and @quiesce_lock
  * @quiesce_lock:	serialises the I/O tag set's quiesce state
  *			(NVFAB_CTRL_IO_QUIESCED) with the namespace queues
  *			added to the tag set, which a scan may add while
  *			error recovery has the tag set quiesced
- * @namespaces_rwsem:	protects @namespaces; before @lock
+ * @namespaces_rwsem:	protects @namespaces; inside @ana_lock, outside
+ *			@quiesce_lock and @lock; never held across a command
  * @namespaces:		struct nvfab_ns list
  * @scan_work:		namespace scan (nvfab_wq)
  * @async_event_work:	re-arms the AER (nvfab_wq)
@@ -271,8 +272,9 @@ struct nvfab_ctrl_ops {
  * @anatt:		ANA Transition Time (seconds)
  * @nanagrpid:		Number of ANA Group Identifiers
  * @anagrpmax:		ANA Group Identifier Maximum
- * @ana_lock:		serialises ANA log reads and group updates; after
- *			@namespaces_rwsem is never taken inside it
+ * @ana_lock:		serialises ANA log reads and group updates; outside
+ *			@namespaces_rwsem, which nvfab_ana_read() takes
+ *			inside it
  * @ana_log:		buffer for the ANA log (protected by @ana_lock)
  * @ana_log_size:	its size in bytes
  * @ana_groups:		struct nvfab_ana_group by group ID
