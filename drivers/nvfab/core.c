@@ -789,6 +789,21 @@ static void nvfab_shutdown_ctrl(struct nvfab_ctrl *ctrl)
 }
 
 /* Identify Controller and the limits nvfab takes from it (untrusted). */
+/*
+ * The admin queue starts with the block layer's default limits (255
+ * sectors, 128 segments). Once MDTS is known, a log page or a passthrough
+ * command may be as large as it allows, in a buffer of scattered pages
+ * (a vmalloc'd ANA log): the transport takes any number of segments.
+ */
+static int nvfab_set_admin_limits(struct nvfab_ctrl *ctrl)
+{
+	struct queue_limits lim = queue_limits_start_update(ctrl->admin_q);
+
+	lim.max_hw_sectors = ctrl->max_hw_sectors;
+	lim.max_segments = USHRT_MAX;
+	return queue_limits_commit_update(ctrl->admin_q, &lim);
+}
+
 static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 {
 	struct nvfab_ctrl_options *opts = ctrl->opts;
@@ -826,6 +841,9 @@ static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 	ctrl->oncs = info.oncs;
 	ctrl->vwc = info.vwc;
 	ctrl->max_hw_sectors = info.max_hw_sectors;
+	ret = nvfab_set_admin_limits(ctrl);
+	if (ret)
+		goto out_free;
 	ret = nvfab_ana_init_ctrl(ctrl, id);
 	if (ret)
 		goto out_free;
