@@ -90,9 +90,11 @@ static void nvfab_anatt_work(struct work_struct *work)
 
 /*
  * Record a group's new state (ana_lock held); arm or stop its ANATT timer.
- * The groups are bounded by NANAGRPID: a log lists at most that many
- * (ana-log.c checks NGRPS), and nvfab_ana_sweep() frees the groups a log
- * no longer lists.
+ * Only groups that list a namespace are kept: the state of an empty group
+ * matters to no path, and a target may name up to 65535 of them. So the
+ * groups are bounded by NANAGRPID (ana-log.c checks NGRPS) and by the
+ * NSIDs the log lists, and nvfab_ana_sweep() frees the groups a log no
+ * longer lists or that became empty.
  */
 static int nvfab_ana_update_group(const struct nvme_ana_group_desc *desc,
 				  void *data)
@@ -104,6 +106,8 @@ static int nvfab_ana_update_group(const struct nvme_ana_group_desc *desc,
 	int ret;
 
 	lockdep_assert_held(&ctrl->ana_lock);
+	if (!desc->nnsids)
+		return 0;
 	grp = xa_load(&ctrl->ana_groups, grpid);
 	if (!grp) {
 		grp = kzalloc(sizeof(*grp), GFP_KERNEL);
