@@ -10,9 +10,7 @@
 # One KTAP result per scenario; each sub-check is a "#" line under it.
 # Every scenario runs its own target on its own port on 127.0.0.1 with its
 # own subsystem NQN, and is cleaned up (controller deleted, target
-# stopped) whether it passed or not. Scenarios whose host side is not
-# written yet run only with NVFAB_HOSTILE_PENDING=1 and are skipped
-# ("# SKIP pending") otherwise.
+# stopped) whether it passed or not.
 #
 # The guest is a TCG machine with a debug kernel, where a fork costs about
 # 50-100 ms: polling loops below use bash builtins only (a FIFO nobody
@@ -30,12 +28,13 @@ TRIGGER_LBA=4096	# where the I/O scenarios strike: past the partition scan
 IO_SKIP=256		# TRIGGER_LBA in 8 KiB blocks, for dd
 PAT=/tmp/nvfab-hostile.pat
 RD=/tmp/nvfab-hostile.rd
-PENDING=${NVFAB_HOSTILE_PENDING:-0}
+ONLY=${NVFAB_HOSTILE_ONLY:-}
 
 TPID=		# the running target
 TSTATE=		# its --state file
 TLOG=		# its stderr
 CPID=		# a connect writing to /dev/nvfab-fabrics
+CONNECT_EXTRA=	# more connect options (",name=value...")
 CTRL=		# /sys/class/nvfab/nvfabN of the scenario's controller
 DEV=		# /dev/nvfabXnY of its namespace 1
 MARK=		# dmesg mark at the start of the scenario
@@ -142,7 +141,7 @@ target_stop() {
 connect_start() {
 	local opts="transport=tcp,traddr=127.0.0.1,trsvcid=$port,nqn=$NQN"
 
-	opts+=",nr_io_queues=1,reconnect_delay=1,ctrl_loss_tmo=30"
+	opts+=",nr_io_queues=1,reconnect_delay=1,ctrl_loss_tmo=30$CONNECT_EXTRA"
 	CTRL=
 	DEV=
 	rm -f /tmp/nvfab-hostile.reply
@@ -386,6 +385,22 @@ read_lbs() {
 
 lbs_is() { read_lbs && [ "$LBS" = "$1" ]; }
 
+# A namespace in LBA format 16 of 17 (FLBAS 0x20: index bits 5:4 in bits
+# 6:5), the only 4 KiB format: its block device has 4 KiB blocks.
+sc_lbaf16() {
+	target_start lbaf16 || { fail "target did not start"; return; }
+	connect_ok || return
+	check "logical block size 4096 (format 16)" lbs_is 4096
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
+}
+
+read_512_refused() {
+	! timeout 30 dd if="$DEV" of=/dev/null bs=512 skip=1 count=1 \
+		iflag=direct status=none 2>/dev/null
+}
+
 # A Format NVM sent through admin passthrough changes NSID 1 from 512-byte
 # to 4 KiB LBAs: the host freezes I/O around it (Commands Supported and
 # Effects), rescans, and replaces the namespace, whose block device then
@@ -404,13 +419,38 @@ sc_format() {
 		wait_for 20000 lbs_is 4096
 	check "kernel says the LBA format changed" \
 		dmesg_grep "ns 1: LBA format changed"
-	check "a 512-byte direct read is refused" eval \
-		'! timeout 30 dd if="$DEV" of=/dev/null bs=512 skip=1 count=1 iflag=direct status=none 2>/dev/null'
+	check "a 512-byte direct read is refused" read_512_refused
 	check "8 KiB write after the format" write_pat
 	check "read back" read_back
 	check "data right" same_data
 }
 
+# find_connecting: CTRL is the controller of this scenario's NQN (the
+# connect has not returned its instance yet).
+find_connecting() {
+	local d n
+
+	for d in /sys/class/nvfab/nvfab*; do
+		{ read -r n <"$d/subsysnqn"; } 2>/dev/null || continue
+		[ "$n" = "$NQN" ] && { CTRL=$d; return 0; }
+	done
+	return 1
+}
+
+# delete_busy: a write to CTRL's delete_controller fails with EBUSY, and
+# the controller stays.
+delete_busy() {
+	local err
+
+	err=$( (echo 1 >"$CTRL/delete_controller") 2>&1) && return 1
+	ktap_diag "  delete_controller: ${err##*: }"
+	[[ "$err" == *"busy"* ]] && [ -e "$CTRL" ]
+}
+
+# The target never answers the admin Connect: the connect fails within
+# admin_timeout (5 s here), and the controller it was creating cannot be
+# deleted from under it meanwhile (it belongs to the connect until it
+# went live once).
 sc_stall_connect() {
 	local p=/sys/module/nvfab_core/parameters/admin_timeout old rc
 
@@ -422,6 +462,11 @@ sc_stall_connect() {
 	echo 5 >"$p"
 	target_start stall-connect || { fail "target did not start"; echo "$old" >"$p"; return; }
 	connect_start
+	if wait_for 5000 misbehaved 1 && find_connecting; then
+		check "delete_controller while connecting: EBUSY" delete_busy
+	else
+		fail "controller visible while its Connect stalls"
+	fi
 	connect_wait 20000
 	rc=$?
 	echo "$old" >"$p"
@@ -471,23 +516,150 @@ sc_stall_first_read() {
 	check "controller gone" wait_for 10000 ctrl_gone
 }
 
+# passthru_read DEV: a 4 KiB Read at TRIGGER_LBA through nvme-cli's I/O
+# passthrough, with a 15 s command timeout.
+passthru_read() {
+	timeout 90 nvme io-passthru "$1" --opcode=0x2 --namespace-id=1 \
+		--data-len=4096 --read --cdw10="$TRIGGER_LBA" --cdw12=7 \
+		--timeout=15000 >/dev/null 2>&1
+}
+
+# set_iopolicy NAME: through the sysfs of CTRL's subsystem.
+set_iopolicy() {
+	local s
+
+	for s in /sys/class/nvfab-subsystem/nvfab-subsys*; do
+		[ -e "$s/${CTRL##*/}" ] || continue
+		echo "$1" >"$s/iopolicy" && return 0
+	done
+	return 1
+}
+
+# Two passthrough Reads that the target never answers (15 s timeout), one
+# through the head and one through /dev/nvfabN. Neither holds a lock while
+# it waits: a selector switch, which waits for an SRCU grace period of the
+# subsystem, returns at once (it used to wait for the head's command), and
+# so does a rescan. Deleting the controller drains the namespace's queue,
+# as the block layer does for any disk: it returns once the commands time
+# out, and both end with an error.
+sc_stall_passthru() {
+	local n t0 rc p1 p2
+
+	target_start stall-first-read --trigger-lba "$TRIGGER_LBA" --count 2 ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	n=/dev/nvfab${CTRL##*/nvfab}
+	passthru_read "$DEV" &
+	p1=$!
+	check "target stalled the Read through $DEV" wait_for 15000 misbehaved 1
+	passthru_read "$n" &
+	p2=$!
+	check "target stalled the Read through $n" wait_for 15000 misbehaved 2
+	clock
+	t0=$NOW
+	( set_iopolicy round-robin && set_iopolicy numa ) &
+	bg_wait $! 8000
+	rc=$?
+	clock
+	check "iopolicy switched twice meanwhile (rc $rc, $((NOW - t0)) ms)" \
+		test "$rc" = 0
+	clock
+	t0=$NOW
+	( echo 1 >"$CTRL/rescan_controller" ) 2>/dev/null &
+	bg_wait $! 8000
+	rc=$?
+	clock
+	check "rescan meanwhile (rc $rc, $((NOW - t0)) ms)" test "$rc" = 0
+	check "controller still live" is_live
+	clock
+	t0=$NOW
+	( echo 1 >"$CTRL/delete_controller" ) 2>/dev/null &
+	bg_wait $! 60000
+	rc=$?
+	clock
+	check "delete_controller returns once the commands time out (rc $rc, $((NOW - t0)) ms)" \
+		test "$rc" != 124
+	check "controller gone" wait_for 10000 ctrl_gone
+	bg_wait "$p1" 10000
+	rc=$?
+	check "the passthrough on $DEV ends with an error (rc $rc)" \
+		test "$rc" != 0 -a "$rc" != 124
+	bg_wait "$p2" 10000
+	rc=$?
+	check "the passthrough on $n ends with an error (rc $rc)" \
+		test "$rc" != 0 -a "$rc" != 124
+}
+
+# After the first association the target refuses every I/O queue Connect
+# (Controller Busy, no DNR): a reset reconnects the admin queue and fails
+# on the I/O queue, again every reconnect_delay. A passthrough Read sent
+# meanwhile to /dev/nvfabN is not retried and must fail at once, not wait
+# for ctrl_loss_tmo (30 s): the I/O queues were left quiesced after such a
+# failure, so nothing reached the readiness check (nor fast_io_fail_tmo's).
+sc_refuse_io_connect() {
+	local n t0 rc
+
+	target_start refuse-io-connect --count 1000 ||
+		{ fail "target did not start"; return; }
+	CONNECT_EXTRA=",fast_io_fail_tmo=3"
+	connect_ok
+	rc=$?
+	CONNECT_EXTRA=
+	[ "$rc" = 0 ] || return
+	check "8 KiB write" write_pat
+	( echo 1 >"$CTRL/reset_controller" ) 2>/dev/null &
+	BGPIDS+=($!)
+	check "target refused the I/O queue Connect of the reconnect" \
+		wait_for 15000 misbehaved 1
+	check "controller not live" not_live
+	n=/dev/nvfab${CTRL##*/nvfab}
+	clock
+	t0=$NOW
+	timeout 60 nvme io-passthru "$n" --opcode=0x2 --namespace-id=1 \
+		--data-len=4096 --read --cdw10="$TRIGGER_LBA" --cdw12=7 \
+		>/dev/null 2>&1 &
+	bg_wait $! 20000
+	rc=$?
+	clock
+	check "passthrough Read fails while reconnecting (rc $rc, $((NOW - t0)) ms)" \
+		test "$rc" != 0 -a "$rc" != 124
+	check "reconnects go on (several refusals)" wait_for 10000 misbehaved 3
+	dmesg_grep "fail|Busy|busy" || true
+}
+
+# The 2 MiB ANA log is read in 1 MiB pieces (MDTS); the target moves
+# CHGCNT to 2 right after the last piece of the first read. The host sees
+# it in the header it reads again after the last piece and reads the whole
+# log again (it used to take the mixed log as it was).
+sc_ana_chgcnt() {
+	target_start ana-chgcnt --ana-groups 65535 ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	check "target moved CHGCNT after the last piece" misbehaved 1
+	check "host read the whole log again" misbehaved 2
+	check "controller live" is_live
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
+}
+
+# A target that names 65,535 ANA groups (NANAGRPID and ANAGRPMAX too) in
+# a 2 MiB log, read in MDTS-sized pieces: the controller connects, and
+# only the group that has a namespace costs memory.
 sc_ana_groups() {
-	local before after rc
+	local before after
 
 	read_slab
 	before=$SLAB
 	target_start ana-groups --ana-groups 65535 ||
 		{ fail "target did not start"; return; }
-	connect_start
-	connect_wait 60000
-	rc=$?
-	if [ "$rc" != 0 ]; then
-		ktap_diag "  connect failed (rc $rc)"
-		check "a clear message names ANA" dmesg_grep "ANA|NANAGRPID"
-		return
-	fi
-	check "NSID 1 has a block device" wait_for 20000 find_head 1
+	connect_ok || { dmesg_grep "ANA" || true; return; }
+	check "target sent its ANA log of 65535 groups" misbehaved 1
 	check "controller live" is_live
+	check "no ANA log error" eval '! dmesg_grep "ANA log"'
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
 	read_slab
 	after=$SLAB
 	check "Slab grew by $(((after - before) / 1024)) MiB (< 8 MiB)" \
@@ -503,17 +675,15 @@ read_slab() {
 	done </proc/meminfo
 }
 
-# run_scenario NAME [pending] FUNC [ARGS...]: one KTAP result.
+# run_scenario NAME FUNC [ARGS...]: one KTAP result. With
+# NVFAB_HOSTILE_ONLY="NAME ...", only the scenarios named there run.
 run_scenario() {
 	local name=$1 t0
 
 	shift
-	if [ "$1" = pending ]; then
-		shift
-		if [ "$PENDING" != 1 ]; then
-			ktap_skip "$name" "pending (NVFAB_HOSTILE_PENDING=1 runs it)"
-			return
-		fi
+	if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then
+		ktap_skip "$name" "not in NVFAB_HOSTILE_ONLY"
+		return
 	fi
 	FAILS=()
 	SKIP_WHY=
@@ -586,7 +756,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 17
+ktap_set_plan 21
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -607,9 +777,13 @@ run_scenario "maxcmd0" connect_fails maxcmd0 MAXCMD
 run_scenario "bad-sqes" connect_fails bad-sqes SQES
 run_scenario "ns-not-ready" sc_ns_not_ready
 run_scenario "format" sc_format
-run_scenario "stall-connect" pending sc_stall_connect
-run_scenario "stall-first-read" pending sc_stall_first_read
-run_scenario "ana-groups" pending sc_ana_groups
+run_scenario "lbaf16" sc_lbaf16
+run_scenario "stall-connect" sc_stall_connect
+run_scenario "stall-first-read" sc_stall_first_read
+run_scenario "stall-passthru" sc_stall_passthru
+run_scenario "refuse-io-connect" sc_refuse_io_connect
+run_scenario "ana-groups" sc_ana_groups
+run_scenario "ana-chgcnt" sc_ana_chgcnt
 
 # A connect or delete still blocked holds the modules: give it its time.
 wait_stragglers 90000

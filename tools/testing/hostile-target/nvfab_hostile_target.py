@@ -42,7 +42,9 @@ NVMe Base Specification 2.0
            Configuration (0Bh), Keep Alive Timer (0Fh)
 NVM Command Set 1.0
   5.14     Format NVM: LBA format 0 (512 bytes) or 1 (4096 bytes), data
-           zeroed (a correct target; the host must replace the namespace)
+           zeroed (a correct target; the host must replace the namespace);
+           with --scenario lbaf16, 17 formats, 16 of them 512 bytes
+  5.17.2.1 FLBAS with the format index's upper bits in bits 6:5
 NVM Command Set 1.0
   3.2      Read, Write, Flush on 512-byte or 4 KiB LBAs
 
@@ -131,6 +133,7 @@ SC_INVALID_NS = 0x00B
 SC_LBA_RANGE = 0x080
 SC_NS_NOT_READY = 0x082
 SC_CONNECT_INVALID_PARAM = 0x182
+SC_CONTROLLER_BUSY = 0x181      # Connect: Controller Busy (NVMe-oF 1.1, 3.3)
 SC_DNR = 0x4000
 
 NSID_ALL = 0xFFFFFFFF
@@ -149,10 +152,16 @@ SCENARIOS = {
     "maxcmd0": "Identify Controller reports MAXCMD 0",
     "bad-sqes": "Identify Controller reports SQES 0x55",
     "stall-connect": "never answer the admin Connect",
+    "refuse-io-connect": "refuse I/O queue Connects (Controller Busy, no "
+                         "DNR) of every controller after the first",
     "stall-first-read": "never answer the first Read on an I/O queue",
     "ns-not-ready": "NS-changed AEN, then Identify NS says Not Ready",
     "ana-groups": "ANA on, with --ana-groups groups in the ANA log",
+    "ana-chgcnt": "ANA on (--ana-groups): CHGCNT moves once the last piece "
+                  "of the first log read was sent; the re-read is counted",
     "format": "none: a correct target whose NSID 1 the test formats",
+    "lbaf16": "none: 17 LBA formats, NSID 1 in format 16 (4 KiB): FLBAS "
+              "bits 6:5 hold the index's upper bits",
 }
 
 
@@ -232,14 +241,21 @@ class Completion:
 # ---- storage and subsystem --------------------------------------------------
 
 class Namespace:
-    """A RAM-backed namespace; LBA format 0 (512 bytes) or 1 (4 KiB)."""
+    """A RAM-backed namespace.
 
-    LBAF_SHIFTS = (LBA_SHIFT, 12)
+    LBA formats: 0 (512 bytes) and 1 (4 KiB); with @lbaf16, formats 0-15
+    of 512 bytes and 16 of 4 KiB, the namespace in format 16.
+    """
 
-    def __init__(self, nsid, size):
+    def __init__(self, nsid, size, lbaf16=False):
         self.nsid = nsid
-        self.lbaf = 0
-        self.shift = LBA_SHIFT
+        if lbaf16:
+            self.lbaf_shifts = (LBA_SHIFT,) * 16 + (12,)
+            self.lbaf = 16
+        else:
+            self.lbaf_shifts = (LBA_SHIFT, 12)
+            self.lbaf = 0
+        self.shift = self.lbaf_shifts[self.lbaf]
         self.blocks = size >> self.shift
         self.mem = bytearray(size)
         self.lock = threading.Lock()
@@ -266,7 +282,7 @@ class Namespace:
         """Format NVM: a new LBA format, the data zeroed."""
         with self.lock:
             self.lbaf = lbaf
-            self.shift = self.LBAF_SHIFTS[lbaf]
+            self.shift = self.lbaf_shifts[lbaf]
             self.blocks = len(self.mem) >> self.shift
             self.mem = bytearray(len(self.mem))
 
@@ -274,9 +290,9 @@ class Namespace:
 class Subsystem:
     """The NVM subsystem: NQN, namespaces, controllers, ANA layout."""
 
-    def __init__(self, nqn, nr_ns, ns_size, ana_groups):
+    def __init__(self, nqn, nr_ns, ns_size, ana_groups, lbaf16=False):
         self.nqn = nqn
-        self.namespaces = {i: Namespace(i, ns_size)
+        self.namespaces = {i: Namespace(i, ns_size, lbaf16)
                            for i in range(1, nr_ns + 1)}
         self.ana_groups = ana_groups     # 0: ANA off
         self.controllers = {}
@@ -338,6 +354,7 @@ class Scenario:
         self.taken = 0
         self.lock = threading.Lock()
         self.ns_changed = False          # ns-not-ready: AEN sent
+        self.phase = 0                   # ana-chgcnt: 1 moved, 2 re-read
         # The state file is first written once the port listens (run()):
         # a test that sees it may connect at once.
 
@@ -481,12 +498,13 @@ class Controller:
     def id_ns(self, ns):
         buf = bytearray(4096)
         put(buf, 0, "QQQ", ns.blocks, ns.blocks, ns.blocks)
-        buf[25] = len(ns.LBAF_SHIFTS) - 1  # NLBAF, 0's based
-        buf[26] = ns.lbaf                # FLBAS
+        buf[25] = len(ns.lbaf_shifts) - 1  # NLBAF, 0's based
+        # FLBAS: format index bits 3:0 in bits 3:0, bits 5:4 in bits 6:5
+        buf[26] = (ns.lbaf & 0xF) | ((ns.lbaf >> 4) << 5)
         if self.subsys.ana_groups:
             put(buf, 92, "I", 1)         # ANAGRPID
         buf[104:120] = ns.nguid
-        for i, shift in enumerate(ns.LBAF_SHIFTS):
+        for i, shift in enumerate(ns.lbaf_shifts):
             put(buf, 128 + 4 * i, "HBB", 0, shift, 0)  # LBAF i: LBADS
         return bytes(buf)
 
@@ -938,6 +956,11 @@ class Connection:
                     qid > ctrl.nr_queues:
                 return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
                                   result=(16 << 16) | 1)
+            if cntlid > 1 and self.scenario.take("refuse-io-connect"):
+                self.scenario.record("refuse-io-connect queue %d of "
+                                     "controller %d: Controller Busy" %
+                                     (qid, cntlid))
+                return Completion.error(SC_CONTROLLER_BUSY, dnr=False)
             self.ctrl = ctrl
         self.qid = qid
         self.sqsize = sqsize
@@ -980,12 +1003,13 @@ class AdminCommands:
 
     @staticmethod
     def format_nvm(ctrl, cmd):
-        """Format NVM (NVMe Base 2.0, 5.14): LBAF in CDW10 bits 3:0."""
+        """Format NVM (NVMe Base 2.0, 5.14): LBAF in CDW10 bits 3:0 and,
+        upper bits, 13:12."""
         ns = ctrl.subsys.namespaces.get(cmd.nsid)
-        lbaf = cmd.cdw[0] & 0xF
+        lbaf = (cmd.cdw[0] & 0xF) | ((cmd.cdw[0] >> 8) & 0x30)
         if ns is None:
             return Completion.error(SC_INVALID_NS)
-        if lbaf >= len(ns.LBAF_SHIFTS) or cmd.cdw[0] & ~0xF:
+        if lbaf >= len(ns.lbaf_shifts) or cmd.cdw[0] & ~0x300F:
             return Completion.error(SC_INVALID_FIELD)
         ns.format(lbaf)
         log("target: NSID %d formatted with LBA format %d (%d bytes)" %
@@ -1020,11 +1044,32 @@ class AdminCommands:
         if lpo % 4:
             return Completion.error(SC_INVALID_FIELD)
         page = ctrl.log_page(lid)
-        if lid == 0x0C and page and lpo == 0 and \
-                self.scenario.take("ana-groups"):
-            self.scenario.record("ana-groups ANA log of %d groups, %d bytes"
-                                 % (ctrl.subsys.ana_groups, len(page)))
+        sc = self.scenario
+        if lid == 0x0C and page and lpo == 0 and sc.take("ana-groups"):
+            sc.record("ana-groups ANA log of %d groups, %d bytes"
+                      % (ctrl.subsys.ana_groups, len(page)))
+        if lid == 0x0C and page and sc.name == "ana-chgcnt":
+            page = self.chgcnt_log(page, lpo, 4 * numd)
         return Completion(data=page[lpo:lpo + 4 * numd])
+
+    def chgcnt_log(self, page, lpo, length):
+        """ana-chgcnt: the log as of its CHGCNT, which moves from 1 to 2
+        when the last piece of the first read has been sent. A later read
+        from offset 0 of more than the header is the host reading it again
+        (recorded as a second event)."""
+        sc = self.scenario
+        phase = sc.phase        # one admin queue: reads come one by one
+        if phase == 1 and lpo == 0 and length > 16:
+            sc.phase = 2
+            sc.record("ana-chgcnt whole log read again (CHGCNT 2)")
+        if phase:
+            page = struct.pack("<Q", 2) + page[8:]
+        if phase == 0 and lpo > 0 and lpo + length >= len(page) and \
+                sc.take("ana-chgcnt"):
+            sc.phase = 1
+            sc.record("ana-chgcnt CHGCNT 1 -> 2 after the last piece "
+                      "(offset %d)" % lpo)
+        return page
 
 
 class IoCommands:
@@ -1066,9 +1111,11 @@ class Target:
     def __init__(self, args):
         self.scenario = Scenario(args.scenario, args.count, args.state,
                                  args.trigger_lba, args.event_after)
-        ana = args.ana_groups if args.scenario == "ana-groups" else 0
+        ana = args.ana_groups if args.scenario in ("ana-groups",
+                                                   "ana-chgcnt") else 0
         self.subsys = Subsystem(args.nqn, args.namespaces,
-                                args.ns_size << 20, ana)
+                                args.ns_size << 20, ana,
+                                lbaf16=args.scenario == "lbaf16")
         self.admin = AdminCommands(self.scenario)
         self.io = IoCommands(self.scenario)
         self.addr = (args.addr, args.port)

@@ -141,8 +141,8 @@ else
 fi
 
 # Guest limits: the selftests take about 25 minutes of TCG time.
-export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-3000}
-export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-3600}
+export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-3600}
+export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-4200}
 
 step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
 guest "test-kernel guest" "$out/test"
