@@ -140,7 +140,7 @@ else
 	stock_ok=0
 fi
 
-# Guest limits: the selftests take about 25 minutes of TCG time.
+# Guest limits: the selftests take about 35 minutes of TCG time.
 export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-3600}
 export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-4200}
 
