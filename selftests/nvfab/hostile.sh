@@ -229,6 +229,20 @@ delete_ctrl() {
 	wait_for 10000 ctrl_gone
 }
 
+# timed_delete MS: write CTRL's delete_controller in the background and
+# wait up to MS for it. DEL_RC: its status (124: still blocked); DEL_MS.
+timed_delete() {
+	local t0
+
+	clock
+	t0=$NOW
+	( echo 1 >"$CTRL/delete_controller" ) 2>/dev/null &
+	bg_wait $! "$1"
+	DEL_RC=$?
+	clock
+	DEL_MS=$((NOW - t0))
+}
+
 # bg_wait PID MS: wait for a background command; its status, or 124.
 bg_wait() {
 	if ! wait_for "$2" pid_gone "$1"; then
@@ -484,7 +498,7 @@ sc_stall_connect() {
 # must not wait for that scan: the read is retried after the reconnect and
 # the device works; then the controller is deleted in bounded time.
 sc_stall_first_read() {
-	local p=/sys/module/nvfab_core/parameters/io_timeout old t0 rc
+	local p=/sys/module/nvfab_core/parameters/io_timeout old rc
 
 	if [ ! -w "$p" ]; then
 		SKIP_WHY="no writable nvfab_core.io_timeout parameter"
@@ -505,14 +519,9 @@ sc_stall_first_read() {
 		wait_for 45000 read_back
 	check "controller live" wait_for 15000 is_live
 	dmesg_grep "timeout|timed out" || true
-	clock
-	t0=$NOW
-	( echo 1 >"$CTRL/delete_controller" ) 2>/dev/null &
-	bg_wait $! 20000
-	rc=$?
-	clock
-	check "delete_controller returns within 20 s (rc $rc, $((NOW - t0)) ms)" \
-		test "$rc" != 124
+	timed_delete 20000
+	check "delete_controller returns within 20 s (rc $DEL_RC, $DEL_MS ms)" \
+		test "$DEL_RC" != 124
 	check "controller gone" wait_for 10000 ctrl_gone
 }
 
@@ -571,14 +580,9 @@ sc_stall_passthru() {
 	clock
 	check "rescan meanwhile (rc $rc, $((NOW - t0)) ms)" test "$rc" = 0
 	check "controller still live" is_live
-	clock
-	t0=$NOW
-	( echo 1 >"$CTRL/delete_controller" ) 2>/dev/null &
-	bg_wait $! 60000
-	rc=$?
-	clock
-	check "delete_controller returns once the commands time out (rc $rc, $((NOW - t0)) ms)" \
-		test "$rc" != 124
+	timed_delete 60000
+	check "delete_controller returns once the commands time out (rc $DEL_RC, $DEL_MS ms)" \
+		test "$DEL_RC" != 124
 	check "controller gone" wait_for 10000 ctrl_gone
 	bg_wait "$p1" 10000
 	rc=$?
