@@ -173,7 +173,16 @@ int nvfab_ns_ioctl(struct block_device *bdev, blk_mode_t mode,
 int nvfab_path_ioctl(struct nvfab_ns *ns, unsigned int cmd, void __user *argp);
 
 /* core.c */
+extern unsigned int nvfab_admin_timeout;
+extern unsigned int nvfab_io_timeout;
+/* The module parameters admin_timeout and io_timeout, in jiffies. */
+#define NVFAB_ADMIN_TIMEOUT	(READ_ONCE(nvfab_admin_timeout) * HZ)
+#define NVFAB_IO_TIMEOUT	(READ_ONCE(nvfab_io_timeout) * HZ)
 void nvfab_stop_keep_alive(struct nvfab_ctrl *ctrl);
 int nvfab_queue_scan(struct nvfab_ctrl *ctrl);
+
+/* request.c */
+int nvfab_set_features(struct nvfab_ctrl *ctrl, u8 fid, u32 dword11,
+		       u32 *result);
 
 #endif /* _NVFAB_PRIV_H */
