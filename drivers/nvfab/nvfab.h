@@ -179,7 +179,6 @@ extern unsigned int nvfab_io_timeout;
 /* The module parameters admin_timeout and io_timeout, in jiffies. */
 #define NVFAB_ADMIN_TIMEOUT	(READ_ONCE(nvfab_admin_timeout) * HZ)
 #define NVFAB_IO_TIMEOUT	(READ_ONCE(nvfab_io_timeout) * HZ)
-int nvfab_queue_scan(struct nvfab_ctrl *ctrl);
 
 /* request.c */
 int nvfab_set_features(struct nvfab_ctrl *ctrl, u8 fid, u32 dword11,
@@ -191,5 +190,10 @@ enum hrtimer_restart nvfab_keep_alive_deadline(struct hrtimer *timer);
 void nvfab_keep_alive_expired_work(struct work_struct *work);
 void nvfab_start_keep_alive(struct nvfab_ctrl *ctrl);
 void nvfab_stop_keep_alive(struct nvfab_ctrl *ctrl);
+
+/* aen.c */
+void nvfab_enable_aen(struct nvfab_ctrl *ctrl);
+void nvfab_async_event_work(struct work_struct *work);
+int nvfab_queue_scan(struct nvfab_ctrl *ctrl);
 
 #endif /* _NVFAB_PRIV_H */
