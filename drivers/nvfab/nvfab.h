@@ -107,8 +107,6 @@ bool nvfab_ns_tryget(struct nvfab_ns *ns);
 void nvfab_ns_put(struct nvfab_ns *ns);
 void nvfab_scan_work(struct work_struct *work);
 void nvfab_remove_namespaces(struct nvfab_ctrl *ctrl);
-void nvfab_quiesce_io_queues(struct nvfab_ctrl *ctrl);
-void nvfab_unquiesce_io_queues(struct nvfab_ctrl *ctrl);
 void nvfab_kick_requeue_lists(struct nvfab_ctrl *ctrl);
 blk_status_t nvfab_setup_ns_cmd(struct nvfab_ns *ns, struct request *rq,
 				struct nvme_command *cmd);
@@ -195,5 +193,16 @@ void nvfab_stop_keep_alive(struct nvfab_ctrl *ctrl);
 void nvfab_enable_aen(struct nvfab_ctrl *ctrl);
 void nvfab_async_event_work(struct work_struct *work);
 int nvfab_queue_scan(struct nvfab_ctrl *ctrl);
+
+/* ctrl-setup.c */
+int nvfab_setup_ctrl(struct nvfab_ctrl *ctrl, bool new);
+void nvfab_start_ctrl(struct nvfab_ctrl *ctrl);
+void nvfab_stop_ctrl(struct nvfab_ctrl *ctrl);
+void nvfab_shutdown_ctrl(struct nvfab_ctrl *ctrl);
+void nvfab_teardown_io_queues(struct nvfab_ctrl *ctrl, bool remove);
+void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove);
+void nvfab_quiesce_io_queues(struct nvfab_ctrl *ctrl);
+void nvfab_unquiesce_io_queues(struct nvfab_ctrl *ctrl);
+void nvfab_unquiesce_admin(struct nvfab_ctrl *ctrl);
 
 #endif /* _NVFAB_PRIV_H */
