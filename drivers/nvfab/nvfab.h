@@ -205,4 +205,10 @@ void nvfab_quiesce_io_queues(struct nvfab_ctrl *ctrl);
 void nvfab_unquiesce_io_queues(struct nvfab_ctrl *ctrl);
 void nvfab_unquiesce_admin(struct nvfab_ctrl *ctrl);
 
+/* recovery.c */
+void nvfab_failfast_work(struct work_struct *work);
+void nvfab_connect_work(struct work_struct *work);
+void nvfab_err_work(struct work_struct *work);
+void nvfab_reset_work(struct work_struct *work);
+
 #endif /* _NVFAB_PRIV_H */
