@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nvfab core: controller lifecycle, the controller state machine,
- * deletion, and the /dev/nvfabN character devices; setting up and tearing
- * down the association (enable, shutdown, Identify, queues) is in
- * ctrl-setup.c, error recovery, reconnect and reset in recovery.c,
- * requests and synchronous commands in request.c, keep-alive in
- * keep-alive.c, asynchronous events in aen.c. Written from NVMe Base 2.0
- * and NVMe over Fabrics 1.1.
+ * nvfab core: module init, the controller state machine, controller init,
+ * release and deletion. Setting up and tearing down the association
+ * (enable, shutdown, Identify, queues) is in ctrl-setup.c, error recovery,
+ * reconnect and reset in recovery.c, requests and synchronous commands in
+ * request.c, keep-alive in keep-alive.c, asynchronous events in aen.c, the
+ * /dev/nvfabN character device in ioctl.c. Written from NVMe Base 2.0 and
+ * NVMe over Fabrics 1.1.
  *
  * Lifecycle. A transport allocates its controller, calls nvfab_init_ctrl()
  * and nvfab_start_new_ctrl(). The core then drives the association:
@@ -298,44 +298,6 @@ int nvfab_delete_ctrl_sync(struct nvfab_ctrl *ctrl)
 	put_device(ctrl->device);
 	return ret;
 }
-
-/* ---- character device /dev/nvfabN ---- */
-
-static int nvfab_dev_open(struct inode *inode, struct file *file)
-{
-	struct nvfab_ctrl *ctrl = container_of(inode->i_cdev,
-					       struct nvfab_ctrl, cdev);
-
-	switch (nvfab_ctrl_state(ctrl)) {
-	case NVFAB_CTRL_LIVE:
-		break;
-	default:
-		return -EWOULDBLOCK;
-	}
-	if (!try_module_get(ctrl->ops->module))
-		return -EINVAL;
-	get_device(ctrl->device);
-	file->private_data = ctrl;
-	return 0;
-}
-
-static int nvfab_dev_release(struct inode *inode, struct file *file)
-{
-	struct nvfab_ctrl *ctrl = file->private_data;
-	struct module *owner = ctrl->ops->module;
-
-	put_device(ctrl->device);
-	module_put(owner);
-	return 0;
-}
-
-static const struct file_operations nvfab_dev_fops = {
-	.owner		= THIS_MODULE,
-	.open		= nvfab_dev_open,
-	.release	= nvfab_dev_release,
-	.unlocked_ioctl	= nvfab_dev_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-};
 
 /* ---- controller init and release ---- */
 

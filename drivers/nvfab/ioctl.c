@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The NVMe passthrough ioctls of <linux/nvme_ioctl.h> on /dev/nvfabN and
- * /dev/nvfabCnN, so that nvme-cli works on nvfab's nodes unchanged.
+ * The controller character device /dev/nvfabN, and the NVMe passthrough
+ * ioctls of <linux/nvme_ioctl.h> on /dev/nvfabN and /dev/nvfabCnN, so that
+ * nvme-cli works on nvfab's nodes unchanged.
  */
 #include <linux/blkdev.h>
+#include <linux/fs.h>
 #include <linux/nvme_ioctl.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -304,6 +306,44 @@ long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	}
 }
+
+/* The controller character device, /dev/nvfabN. */
+static int nvfab_dev_open(struct inode *inode, struct file *file)
+{
+	struct nvfab_ctrl *ctrl = container_of(inode->i_cdev,
+					       struct nvfab_ctrl, cdev);
+
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_LIVE:
+		break;
+	default:
+		return -EWOULDBLOCK;
+	}
+	if (!try_module_get(ctrl->ops->module))
+		return -EINVAL;
+	get_device(ctrl->device);
+	file->private_data = ctrl;
+	return 0;
+}
+
+static int nvfab_dev_release(struct inode *inode, struct file *file)
+{
+	struct nvfab_ctrl *ctrl = file->private_data;
+	struct module *owner = ctrl->ops->module;
+
+	put_device(ctrl->device);
+	module_put(owner);
+	return 0;
+}
+
+/* Operations of /dev/nvfabN, which nvfab_init_ctrl() creates. */
+const struct file_operations nvfab_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= nvfab_dev_open,
+	.release	= nvfab_dev_release,
+	.unlocked_ioctl	= nvfab_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+};
 
 /**
  * nvfab_ns_ioctl() - ioctls of a path disk (nvfabXcCnY)

@@ -170,6 +170,7 @@ long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int nvfab_ns_ioctl(struct block_device *bdev, blk_mode_t mode,
 		   unsigned int cmd, unsigned long arg);
 int nvfab_path_ioctl(struct nvfab_ns *ns, unsigned int cmd, void __user *argp);
+extern const struct file_operations nvfab_dev_fops;
 
 /* core.c */
 extern unsigned int nvfab_admin_timeout;
