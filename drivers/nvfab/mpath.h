@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private declarations of nvfab-core's multipath layer: subsystems,
- * namespace heads, ANA state (multipath.c, ana.c, ps-builtin.c).
+ * namespace heads, ANA state (multipath.c, mpath-sysfs.c, ana.c,
+ * ps-registry.c, ps-builtin.c).
  *
  * Lock order, outermost first (each lock is only taken with those above
  * it held, never the other way round):
@@ -65,6 +66,18 @@ struct nvfab_subsys {
 	struct ida		head_ida;
 	int			no_path_tmo;	/* protected by lock */
 };
+
+/**
+ * to_subsys() - the subsystem of a subsystem device
+ * @dev: &nvfab_subsys.dev
+ *
+ * Context: any context.
+ * Return: the subsystem.
+ */
+static inline struct nvfab_subsys *to_subsys(struct device *dev)
+{
+	return container_of(dev, struct nvfab_subsys, dev);
+}
 
 /* Bits of nvfab_ns_head.flags */
 #define NVFAB_HEAD_NOPATH_TIMER		0	/* nopath_work armed */
@@ -156,16 +169,20 @@ void nvfab_mpath_path_changed(struct nvfab_ns *ns);
 void nvfab_mpath_start_request(struct request *rq);
 void nvfab_mpath_end_request(struct request *rq, blk_status_t status);
 bool nvfab_mpath_failover(struct request *rq);
-const char *nvfab_ana_state_name(u8 state);
+int nvfab_set_ps(struct nvfab_subsys *subsys, const char *name);
 int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
 		     unsigned int cmd, unsigned long arg);
-extern const struct attribute_group *nvfab_path_disk_groups[];
-extern const struct attribute_group *nvfab_subsys_groups[];
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void nvfab_build_tier(struct nvfab_ns_head *head, struct nvfab_tier *tier);
 enum nvfab_nopath nvfab_nopath_kind(struct nvfab_ns_head *head);
 #endif
+
+/* mpath-sysfs.c */
+const char *nvfab_ana_state_name(u8 state);
+extern const struct attribute_group *nvfab_subsys_groups[];
+extern const struct attribute_group *nvfab_head_groups[];
+extern const struct attribute_group *nvfab_path_disk_groups[];
 
 /* ps-registry.c */
 struct nvfab_ps_ops *nvfab_get_ps_ops(const char *name);
