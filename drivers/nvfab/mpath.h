@@ -2,7 +2,7 @@
 /*
  * Private declarations of nvfab-core's multipath layer: subsystems,
  * namespace heads, ANA state (multipath.c, mpath-sysfs.c, ana.c,
- * ps-registry.c, ps-builtin.c).
+ * ps-registry.c, ps-builtin.c, and the head's ioctls in ioctl.c).
  *
  * Lock order, outermost first (each lock is only taken with those above
  * it held, never the other way round):
@@ -170,8 +170,8 @@ void nvfab_mpath_start_request(struct request *rq);
 void nvfab_mpath_end_request(struct request *rq, blk_status_t status);
 bool nvfab_mpath_failover(struct request *rq);
 int nvfab_set_ps(struct nvfab_subsys *subsys, const char *name);
-int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
-		     unsigned int cmd, unsigned long arg);
+struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
+				   unsigned int bytes);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 void nvfab_build_tier(struct nvfab_ns_head *head, struct nvfab_tier *tier);
@@ -183,6 +183,10 @@ const char *nvfab_ana_state_name(u8 state);
 extern const struct attribute_group *nvfab_subsys_groups[];
 extern const struct attribute_group *nvfab_head_groups[];
 extern const struct attribute_group *nvfab_path_disk_groups[];
+
+/* ioctl.c */
+int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
+		     unsigned int cmd, unsigned long arg);
 
 /* ps-registry.c */
 struct nvfab_ps_ops *nvfab_get_ps_ops(const char *name);

@@ -26,7 +26,6 @@
 #include <kunit/visibility.h>
 #include <linux/blk-mq.h>
 #include <linux/module.h>
-#include <linux/nvme_ioctl.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -457,8 +456,19 @@ again:
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_build_tier);
 
-static struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
-					  unsigned int bytes)
+/**
+ * nvfab_select_path() - the path an I/O goes to
+ * @head: the namespace head
+ * @bytes: the size of the I/O, or 0
+ *
+ * The subsystem's path selector chooses from the tier nvfab_build_tier()
+ * builds; with one usable path, or no selector, that path is taken.
+ *
+ * Context: under head->subsys->srcu; no sleeping, no lock.
+ * Return: the path, or NULL when no path is usable.
+ */
+struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
+				   unsigned int bytes)
 {
 	struct nvfab_subsys *subsys = head->subsys;
 	struct nvfab_path *path;
@@ -1167,62 +1177,4 @@ void nvfab_mpath_exit(void)
 {
 	nvfab_ps_builtin_exit();
 	ida_destroy(&nvfab_subsys_ida);
-}
-
-/* Any path whose controller is live: admin commands need no ANA access. */
-static struct nvfab_ns *nvfab_any_live_path(struct nvfab_ns_head *head)
-{
-	struct nvfab_ns *ns;
-
-	list_for_each_entry_srcu(ns, &head->paths, siblings,
-				 srcu_read_lock_held(&head->subsys->srcu)) {
-		if (!(ns->flags & BIT(NVFAB_NS_REMOVING)) &&
-		    nvfab_ctrl_state(ns->ctrl) == NVFAB_CTRL_LIVE)
-			return ns;
-	}
-	return NULL;
-}
-
-/**
- * nvfab_head_ioctl() - nvme ioctls on /dev/nvfabXnY
- * @bdev: the head's block device
- * @mode: open mode
- * @cmd: NVME_IOCTL_*
- * @arg: user pointer or value
- *
- * Sent through the path the selector picks, or else any path whose
- * controller is live (so that Identify and Get Log Page work while no path
- * has ANA access).
- *
- * Context: process context; may sleep. The command runs on a namespace
- * reference, with no lock held.
- * Return: as nvfab_ns_ioctl(); -ENODEV when no controller is live.
- */
-int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
-		     unsigned int cmd, unsigned long arg)
-{
-	struct nvfab_ns_head *head = bdev->bd_disk->private_data;
-	struct nvfab_subsys *subsys = head->subsys;
-	struct nvfab_ns *ns;
-	int idx, ret;
-
-	if (cmd == NVME_IOCTL_ID)
-		return head->nsid;
-	/*
-	 * The command runs outside subsys->srcu, on a namespace reference:
-	 * its end is the target's choice and the user's timeout, and a
-	 * reader held that long would stall every path change.
-	 */
-	idx = srcu_read_lock(&subsys->srcu);
-	ns = nvfab_select_path(head, 0);
-	if (!ns)
-		ns = nvfab_any_live_path(head);
-	if (ns && !nvfab_ns_tryget(ns))
-		ns = NULL;
-	srcu_read_unlock(&subsys->srcu, idx);
-	if (!ns)
-		return -ENODEV;
-	ret = nvfab_path_ioctl(ns, cmd, (void __user *)arg);
-	nvfab_ns_put(ns);
-	return ret;
 }
