@@ -11,7 +11,7 @@
  *         no_path_tmo		"auto" or 1..3600 seconds
  *
  * An entry is a record and nothing else: no controller, subsystem or
- * selector lives behind it. multipath.c copies it with
+ * selector lives behind it. subsys.c copies it with
  * nvfab_configfs_subsys_cfg() when it creates the subsystem of that NQN,
  * so a value written at any time applies to the next subsystem created with
  * that NQN, and a subsystem that exists already keeps what it has (its own
@@ -63,7 +63,7 @@ struct nvfab_cfg_entry {
  * nvfab_cfg_lock protects nvfab_cfg_entries and the @cfg of every entry.
  *
  * It is a leaf lock: nothing is taken and nothing in configfs is called
- * under it, so multipath.c may look an NQN up while it holds its own locks
+ * under it, so subsys.c may look an NQN up while it holds its own locks
  * (nvfab_subsys_lock, subsys->lock). configfs calls make_group and drop_item
  * with the subsystem's su_mutex held, so the order there is su_mutex, then
  * nvfab_cfg_lock.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private declarations of nvfab-core's multipath layer: subsystems,
- * namespace heads, ANA state (multipath.c, mpath-sysfs.c, ana.c,
- * ps-registry.c, ps-builtin.c, and the head's ioctls in ioctl.c).
+ * namespace heads, ANA state (subsys.c, multipath.c, mpath-sysfs.c,
+ * ana.c, ps-registry.c, ps-builtin.c, and the head's ioctls in ioctl.c).
  *
  * Lock order, outermost first (each lock is only taken with those above
  * it held, never the other way round):
@@ -154,11 +154,14 @@ enum nvfab_nopath {
 /* The request was routed by a multipath head (a driver-private bio flag). */
 #define NVFAB_REQ_MPATH		REQ_DRV
 
-/* multipath.c */
+/* subsys.c */
 int nvfab_mpath_init(void);
 void nvfab_mpath_exit(void);
 int nvfab_mpath_join(struct nvfab_ctrl *ctrl);
 void nvfab_mpath_leave(struct nvfab_ctrl *ctrl);
+int nvfab_set_ps(struct nvfab_subsys *subsys, const char *name);
+
+/* multipath.c */
 int nvfab_mpath_add_ns(struct nvfab_ns *ns, struct nvfab_ns_ids *ids);
 int nvfab_mpath_ns_added(struct nvfab_ns *ns);
 void nvfab_mpath_remove_ns(struct nvfab_ns *ns);
@@ -169,7 +172,6 @@ void nvfab_mpath_path_changed(struct nvfab_ns *ns);
 void nvfab_mpath_start_request(struct request *rq);
 void nvfab_mpath_end_request(struct request *rq, blk_status_t status);
 bool nvfab_mpath_failover(struct request *rq);
-int nvfab_set_ps(struct nvfab_subsys *subsys, const char *name);
 struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
 				   unsigned int bytes);
 

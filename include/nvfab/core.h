@@ -263,7 +263,7 @@ struct nvfab_ctrl_ops {
  * @flags:		NVFAB_CTRL_* bits
  * @live_qids:		bit per queue ID whose Fabrics Connect succeeded;
  *			cleared before the queue is stopped
- * @subsys:		the subsystem, once joined (multipath.c)
+ * @subsys:		the subsystem, once joined (subsys.c)
  * @subsys_entry:	in subsys->ctrls (protected by subsys->lock)
  * @slot:		the controller's path slot in @subsys
  * @mp_inflight:	multipath requests in flight on this controller
