@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private declarations of nvfab-core's multipath layer: subsystems,
- * namespace heads, ANA state (subsys.c, multipath.c, mpath-sysfs.c,
- * ana.c, ps-registry.c, ps-builtin.c, and the head's ioctls in ioctl.c).
+ * namespace heads, ANA state (subsys.c, head.c, mpath-sysfs.c, ana.c,
+ * ps-registry.c, ps-builtin.c, and the head's ioctls in ioctl.c).
  *
  * Lock order, outermost first (each lock is only taken with those above
  * it held, never the other way round):
@@ -161,7 +161,7 @@ int nvfab_mpath_join(struct nvfab_ctrl *ctrl);
 void nvfab_mpath_leave(struct nvfab_ctrl *ctrl);
 int nvfab_set_ps(struct nvfab_subsys *subsys, const char *name);
 
-/* multipath.c */
+/* head.c */
 int nvfab_mpath_add_ns(struct nvfab_ns *ns, struct nvfab_ns_ids *ids);
 int nvfab_mpath_ns_added(struct nvfab_ns *ns);
 void nvfab_mpath_remove_ns(struct nvfab_ns *ns);

@@ -8,7 +8,7 @@
  * selector keeps its per-path state per slot, so that what it learns about
  * a controller (latency, errors) serves every namespace reached through it.
  *
- * The framework (multipath.c) does the ANA tiering: a selector is only ever
+ * The framework (head.c) does the ANA tiering: a selector is only ever
  * offered the usable paths of the best tier of one namespace head
  * (optimized, or else non-optimized), never an inaccessible,
  * persistent-loss or change path, nor one whose controller is not live. It

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Native multipath: subsystems, namespace heads, path choice and failover
- * (NVMe Base 2.0, 2.4 "NVM Subsystem", 8.1 "Asymmetric Namespace Access").
+ * Native multipath: namespace heads, path choice and failover (NVMe Base
+ * 2.0, 2.4 "NVM Subsystem", 8.1 "Asymmetric Namespace Access"). Subsystems
+ * are in subsys.c, the sysfs attributes in mpath-sysfs.c, the head's
+ * ioctls in ioctl.c.
  *
  * Controllers with one subsystem NQN form a subsystem, nvfab-subsysX. A
  * namespace seen through several of them (same NSID, same NGUID/UUID/EUI64)
