@@ -228,19 +228,25 @@ static void nvfab_head_submit_bio(struct bio *bio)
 	srcu_read_unlock(&subsys->srcu, idx);
 }
 
+/* Take every bio waiting on @head (into @bios), under requeue_lock. */
+static void nvfab_head_take_waiting(struct nvfab_ns_head *head,
+				    struct bio_list *bios)
+{
+	spin_lock_irq(&head->requeue_lock);
+	*bios = head->requeue_list;
+	bio_list_init(&head->requeue_list);
+	spin_unlock_irq(&head->requeue_lock);
+}
+
 static void nvfab_requeue_work(struct work_struct *work)
 {
 	struct nvfab_ns_head *head = container_of(work, struct nvfab_ns_head,
 						  requeue_work);
-	struct bio *bio, *next;
+	struct bio_list bios;
+	struct bio *bio;
 
-	spin_lock_irq(&head->requeue_lock);
-	next = bio_list_get(&head->requeue_list);
-	spin_unlock_irq(&head->requeue_lock);
-
-	while ((bio = next) != NULL) {
-		next = bio->bi_next;
-		bio->bi_next = NULL;
+	nvfab_head_take_waiting(head, &bios);
+	while ((bio = bio_list_pop(&bios))) {
 		/* back through the head, to choose a path again */
 		bio_set_dev(bio, head->disk->part0);
 		submit_bio_noacct(bio);
@@ -598,16 +604,12 @@ void nvfab_mpath_set_capacity(struct nvfab_ns *ns, sector_t capacity)
 /* Fail every bio still waiting on a head that lost its disk. */
 static void nvfab_head_fail_waiting(struct nvfab_ns_head *head)
 {
-	struct bio *bio, *next;
+	struct bio_list bios;
+	struct bio *bio;
 
-	spin_lock_irq(&head->requeue_lock);
-	next = bio_list_get(&head->requeue_list);
-	spin_unlock_irq(&head->requeue_lock);
-	while ((bio = next) != NULL) {
-		next = bio->bi_next;
-		bio->bi_next = NULL;
+	nvfab_head_take_waiting(head, &bios);
+	while ((bio = bio_list_pop(&bios)))
 		bio_io_error(bio);
-	}
 }
 
 /**

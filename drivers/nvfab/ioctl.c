@@ -265,7 +265,8 @@ static int nvfab_dev_io_cmd(struct nvfab_ctrl *ctrl, void __user *argp,
  * have, -ENODEV once the controller is being deleted or gone, or another
  * negative errno.
  */
-long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long nvfab_dev_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
 {
 	struct nvfab_ctrl *ctrl = file->private_data;
 	void __user *argp = (void __user *)arg;

@@ -166,7 +166,6 @@ void nvfab_read_effects(struct nvfab_ctrl *ctrl, u8 lpa);
 u32 nvfab_admin_effects(struct nvfab_ctrl *ctrl, u8 opcode);
 
 /* ioctl.c */
-long nvfab_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg);
 int nvfab_ns_ioctl(struct block_device *bdev, blk_mode_t mode,
 		   unsigned int cmd, unsigned long arg);
 int nvfab_path_ioctl(struct nvfab_ns *ns, unsigned int cmd, void __user *argp);
