@@ -384,10 +384,11 @@ struct nvfab_ctrl {
 #define NVFAB_CTRL_STARTED		5	/* went live once: deletable */
 
 /*
- * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and error
- * recovery; reset and reconnect run on nvfab_reset_wq and deletion on
- * nvfab_delete_wq, so that a delete may flush a reset and a reset may flush
- * scan work, never the reverse.
+ * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and its
+ * expiry; error recovery, reset and reconnect run on nvfab_reset_wq and
+ * deletion on nvfab_delete_wq, so that a delete may flush a reset, never
+ * the reverse. Recovery never waits for a scan: the scan's commands are
+ * among those it cancels.
  */
 extern struct workqueue_struct *nvfab_wq;
 extern struct workqueue_struct *nvfab_reset_wq;
