@@ -525,6 +525,45 @@ sc_stall_first_read() {
 	check "controller gone" wait_for 10000 ctrl_gone
 }
 
+# path_timeout_set MS: CTRL's path disk of NSID 1 (nvfabXcCn1, hidden)
+# gets queue/io_timeout MS.
+path_timeout_set() {
+	local d c=${CTRL##*/nvfab}
+
+	for d in /sys/block/nvfab*c"$c"n*; do
+		[ -e "$d/queue/io_timeout" ] || continue
+		echo "$1" >"$d/queue/io_timeout" || return 1
+		ktap_diag "  ${d##*/}: queue/io_timeout $(cat "$d/queue/io_timeout") ms"
+		return 0
+	done
+	return 1
+}
+
+# The per-path queue/io_timeout is what an I/O waits: set to 3 s on the
+# path disk, a Read the target never answers times out after 3 s (not
+# nvfab_core.io_timeout's 30) and completes after the reconnect.
+sc_path_io_timeout() {
+	local iopid rc t0
+
+	target_start stall-first-read --trigger-lba "$TRIGGER_LBA" ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	check "pattern written" write_pat
+	check "path disk queue/io_timeout set to 3000 ms" path_timeout_set 3000
+	clock
+	t0=$NOW
+	read_back &
+	iopid=$!
+	check "target stalled the Read" wait_for 15000 misbehaved 1
+	bg_wait "$iopid" 20000
+	rc=$?
+	clock
+	check "the Read completes within 20 s (dd rc $rc, $((NOW - t0)) ms)" \
+		test "$rc" = 0
+	check "data right" same_data
+	check "kernel: the command timed out" dmesg_grep "timed out"
+}
+
 # passthru_read DEV: a 4 KiB Read at TRIGGER_LBA through nvme-cli's I/O
 # passthrough, with a 15 s command timeout.
 passthru_read() {
@@ -760,7 +799,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 21
+ktap_set_plan 22
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -785,6 +824,7 @@ run_scenario "lbaf16" sc_lbaf16
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "stall-passthru" sc_stall_passthru
+run_scenario "path-io-timeout" sc_path_io_timeout
 run_scenario "refuse-io-connect" sc_refuse_io_connect
 run_scenario "ana-groups" sc_ana_groups
 run_scenario "ana-chgcnt" sc_ana_chgcnt
