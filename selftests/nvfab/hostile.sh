@@ -461,20 +461,31 @@ delete_busy() {
 	[[ "$err" == *"busy"* ]] && [ -e "$CTRL" ]
 }
 
+# param_set NAME VALUE: set nvfab_core's parameter NAME (PARAM_OLD keeps
+# the old value); without a writable one, SKIP_WHY says so and it fails.
+param_set() {
+	local p=/sys/module/nvfab_core/parameters/$1
+
+	if [ ! -w "$p" ]; then
+		SKIP_WHY="no writable nvfab_core.$1 parameter"
+		return 1
+	fi
+	read -r PARAM_OLD <"$p"
+	echo "$2" >"$p"
+}
+
+param_restore() { echo "$PARAM_OLD" >"/sys/module/nvfab_core/parameters/$1"; }
+
 # The target never answers the admin Connect: the connect fails within
 # admin_timeout (5 s here), and the controller it was creating cannot be
 # deleted from under it meanwhile (it belongs to the connect until it
 # went live once).
 sc_stall_connect() {
-	local p=/sys/module/nvfab_core/parameters/admin_timeout old rc
+	local rc
 
-	if [ ! -w "$p" ]; then
-		SKIP_WHY="no writable nvfab_core.admin_timeout parameter"
-		return
-	fi
-	read -r old <"$p"
-	echo 5 >"$p"
-	target_start stall-connect || { fail "target did not start"; echo "$old" >"$p"; return; }
+	param_set admin_timeout 5 || return
+	target_start stall-connect ||
+		{ fail "target did not start"; param_restore admin_timeout; return; }
 	connect_start
 	if wait_for 5000 misbehaved 1 && find_connecting; then
 		check "delete_controller while connecting: EBUSY" delete_busy
@@ -483,7 +494,7 @@ sc_stall_connect() {
 	fi
 	connect_wait 20000
 	rc=$?
-	echo "$old" >"$p"
+	param_restore admin_timeout
 	if [ "$rc" = 124 ]; then
 		fail "connect fails within the 5 s admin timeout (blocked after 20 s)"
 	else
@@ -498,19 +509,15 @@ sc_stall_connect() {
 # must not wait for that scan: the read is retried after the reconnect and
 # the device works; then the controller is deleted in bounded time.
 sc_stall_first_read() {
-	local p=/sys/module/nvfab_core/parameters/io_timeout old rc
+	local rc
 
-	if [ ! -w "$p" ]; then
-		SKIP_WHY="no writable nvfab_core.io_timeout parameter"
-		return
-	fi
-	read -r old <"$p"
-	echo 5 >"$p"
-	target_start stall-first-read || { fail "target did not start"; echo "$old" >"$p"; return; }
+	param_set io_timeout 5 || return
+	target_start stall-first-read ||
+		{ fail "target did not start"; param_restore io_timeout; return; }
 	connect_start
 	connect_wait 30000
 	rc=$?
-	echo "$old" >"$p"
+	param_restore io_timeout
 	check "connect returns while the first read stalls (rc $rc)" test "$rc" = 0
 	[ "$rc" = 0 ] || return
 	check "target stalled the first read" wait_for 15000 misbehaved 1
