@@ -144,23 +144,27 @@ static int nvfab_user_cmd(struct nvfab_ctrl *ctrl, struct nvfab_ns *ns,
 	else
 		ret = req->status;
 	*result = le64_to_cpu(req->result.u64);
+out_unfreeze:
 	/*
-	 * A new LBA format, size or namespace list: scan before the frozen
-	 * queues take I/O again, so that nothing is built on the old format
-	 * (the scan replaces a reformatted namespace, ns.c).
+	 * Unfreeze before the scan, never wait for it frozen: the scan may
+	 * remove a head whose partition scan waits on a frozen path queue
+	 * (a deadlock lockdep saw: q_usage_counter -> nvfab-wq -> open_mutex
+	 * -> q_usage_counter). A new LBA format, size or namespace list is
+	 * then scanned, with no request held, before the ioctl returns (the scan replaces a
+	 * reformatted namespace, ns.c); bios that waited on the freeze go
+	 * out before it, as with the in-kernel host.
 	 */
+	nvfab_passthru_unfreeze(&frozen);
+	if (bio)
+		blk_rq_unmap_user(bio);
+out_free:
+	blk_mq_free_request(rq);
 	if (ret >= 0 && (effects & (NVME_CMD_EFFECTS_LBCC |
 				    NVME_CMD_EFFECTS_NCC |
 				    NVME_CMD_EFFECTS_NIC |
 				    NVME_CMD_EFFECTS_CSE_MASK)) &&
 	    !nvfab_queue_scan(ctrl))
 		flush_work(&ctrl->scan_work);
-out_unfreeze:
-	nvfab_passthru_unfreeze(&frozen);
-	if (bio)
-		blk_rq_unmap_user(bio);
-out_free:
-	blk_mq_free_request(rq);
 	return ret;
 }
 

@@ -108,10 +108,10 @@ target_start() {
 	else
 		args=(--scenario "$sc" --state "$TSTATE")
 	fi
-	python3 -B "$TARGET" --port "$port" --nqn "$NQN" "${args[@]}" "$@" \
+	python3 -B -S "$TARGET" --port "$port" --nqn "$NQN" "${args[@]}" "$@" \
 		2>"$TLOG" &
 	TPID=$!
-	wait_for 20000 test -s "$TSTATE"
+	wait_for 90000 test -s "$TSTATE"
 }
 
 # misbehaved N: the target has committed at least N misbehaviours.

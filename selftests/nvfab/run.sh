@@ -17,12 +17,15 @@ n=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	echo "# selftests: nvfab: $t"
-	timeout --foreground -k 10 "${timeout:-300}" "./$t" 2>&1 | sed 's/^/    /'
+	# "timeout_NAME=S" in settings overrides "timeout=S" for one test
+	tmo=$(sed -n "s/^timeout_${t%.sh}=//p" settings)
+	tmo=${tmo:-${timeout:-300}}
+	timeout --foreground -k 10 "$tmo" "./$t" 2>&1 | sed 's/^/    /'
 	rc=${PIPESTATUS[0]}
 	case $rc in
 	0) echo "ok $n selftests: nvfab: $t" ;;
 	4) echo "ok $n selftests: nvfab: $t # SKIP" ;;
-	124 | 137) echo "not ok $n selftests: nvfab: $t # TIMEOUT ${timeout}s" ;;
+	124 | 137) echo "not ok $n selftests: nvfab: $t # TIMEOUT ${tmo}s" ;;
 	*) echo "not ok $n selftests: nvfab: $t # exit=$rc" ;;
 	esac
 done
