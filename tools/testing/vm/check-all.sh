@@ -141,15 +141,16 @@ else
 fi
 
 # Guest limits: the selftests take 35 to 60 minutes of TCG time.
-export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-4100}
-export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-4700}
+export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-4400}
+export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-5000}
 
 step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
-# Under KASAN, lockdep and kmemleak hostile.sh runs the scenarios where a
-# mistake is a use-after-free or a lock inversion; the stock guest runs
-# them all (each starts a Python target, slow on this kernel under TCG).
+# Under KASAN, lockdep and kmemleak hostile.sh runs its format scenario
+# (freeze, passthrough and rescan: the lock inversion lockdep once found);
+# the stock guest runs them all. Each starts a Python target, 60-90 s a
+# scenario on this kernel under TCG, and this guest is near CI's limit.
 guest "test-kernel guest" "$out/test" \
-	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp format stall-passthru}"
+	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-format}"
 
 if [ "$stock_ok" = 1 ]; then
 	step "7/7 stock-kernel guest ($kver, DKMS modules)"
