@@ -59,9 +59,9 @@ C2=${CT2##*/nvfab}
 both_ns() { path_state "$C1" 2 >/dev/null && path_state "$C2" 2 >/dev/null; }
 ktap_check "both namespaces on both paths" busywait 20000 both_ns
 
-python3 "$(dirname "$0")/uevent_listen.py" "$TMP/ready" "$TMP/events" 120 &
+python3 -B -S "$(dirname "$0")/uevent_listen.py" "$TMP/ready" "$TMP/events" 120 &
 LPID=$!
-ktap_check "uevent listener bound" busywait 10000 test -e "$TMP/ready"
+ktap_check "uevent listener bound" busywait 60000 test -e "$TMP/ready"
 
 nvmet_set_ana 1 inaccessible
 ktap_check "host sees port 1 inaccessible" busywait 20000 host_sees inaccessible
