@@ -20,8 +20,10 @@ for t in "${tests[@]}"; do
 	# "timeout_NAME=S" in settings overrides "timeout=S" for one test
 	tmo=$(sed -n "s/^timeout_${t%.sh}=//p" settings)
 	tmo=${tmo:-${timeout:-300}}
+	t0=$SECONDS
 	timeout --foreground -k 10 "$tmo" "./$t" 2>&1 | sed 's/^/    /'
 	rc=${PIPESTATUS[0]}
+	echo "# selftests: nvfab: $t took $((SECONDS - t0)) s"
 	case $rc in
 	0) echo "ok $n selftests: nvfab: $t" ;;
 	4) echo "ok $n selftests: nvfab: $t # SKIP" ;;
