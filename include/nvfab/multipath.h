@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nvfab multipath: the path-selector boundary (DESIGN.md section 3).
+ * nvfab multipath: the path-selector boundary (Documentation/design.rst,
+ * "Boundaries", "Path selectors").
  *
  * A subsystem (all controllers with one subsystem NQN) has one selector
  * instance, struct nvfab_ps, chosen by its sysfs "iopolicy". Each
