@@ -62,7 +62,7 @@ const struct class nvfab_class = {
 };
 EXPORT_SYMBOL_NVFAB(nvfab_class);
 
-/* One device per NVM subsystem, named nvfab-subsysN. */
+/* One device per NVM subsystem, named nvfab-subsysX. */
 const struct class nvfab_subsys_class = {
 	.name = "nvfab-subsystem",
 };

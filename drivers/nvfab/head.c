@@ -8,7 +8,7 @@
  * Controllers with one subsystem NQN form a subsystem, nvfab-subsysX. A
  * namespace seen through several of them (same NSID, same NGUID/UUID/EUI64)
  * is one head: one bio-based disk, /dev/nvfabXnY, over hidden per-path
- * blk-mq disks nvfabXcCnY (C: the controller instance).
+ * blk-mq disks nvfabXcNnY (N: the controller instance).
  *
  * The head's submit_bio builds, on its stack, the best ANA tier of usable
  * paths (controller live, ANA optimized; else non-optimized) and asks the
@@ -476,7 +476,7 @@ static void nvfab_rescan_stale(struct nvfab_subsys *subsys,
  * Finds the head with this NSID and identifiers, or creates one. A head
  * with the NSID but other identifiers is never joined: the namespace was
  * remapped, and the other controllers are asked to rescan. The path disk
- * is named nvfabXcCnY.
+ * is named nvfabXcNnY.
  *
  * Context: may sleep; takes subsys->lock.
  * Return: 0 or a negative errno; on failure @ns has no head.

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The controller character device /dev/nvfabN, and the NVMe passthrough
- * ioctls of <linux/nvme_ioctl.h> on /dev/nvfabN, /dev/nvfabCnN and
- * /dev/nvfabXnY, so that nvme-cli works on nvfab's nodes unchanged.
+ * ioctls of <linux/nvme_ioctl.h> on /dev/nvfabN and /dev/nvfabXnY, so that
+ * nvme-cli works on nvfab's nodes unchanged. The path disks nvfabXcNnY are
+ * hidden and have no device node; a head's ioctls reach them through
+ * nvfab_path_ioctl().
  */
 #include <linux/blkdev.h>
 #include <linux/fs.h>
@@ -351,7 +353,7 @@ const struct file_operations nvfab_dev_fops = {
 };
 
 /**
- * nvfab_ns_ioctl() - ioctls of a path disk (nvfabXcCnY)
+ * nvfab_ns_ioctl() - ioctls of a path disk (nvfabXcNnY)
  * @bdev: the block device
  * @mode: open mode
  * @cmd: NVME_IOCTL_*

@@ -2,7 +2,7 @@
 /*
  * sysfs attributes of the multipath layer: of a subsystem (nvfab-subsysX:
  * its identity, iopolicy, no_path_tmo), of a head disk (nvfabXnY: the
- * namespace identifiers) and of a path disk (nvfabXcCnY: ANA state and
+ * namespace identifiers) and of a path disk (nvfabXcNnY: ANA state and
  * group, I/O routed to it, the path selector's view of it).
  */
 #include <kunit/visibility.h>

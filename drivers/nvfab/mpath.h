@@ -31,9 +31,9 @@
 
 /**
  * struct nvfab_subsys - an NVM subsystem: the controllers with one SUBNQN
- * @dev:	nvfab-subsysN in class nvfab-subsystem; its refcount is the
+ * @dev:	nvfab-subsysX in class nvfab-subsystem; its refcount is the
  *		subsystem's (controllers and heads hold one)
- * @instance:	N
+ * @instance:	X of nvfab-subsysX
  * @entry:	in nvfab_subsystems (protected by nvfab_subsys_lock)
  * @subnqn:	Subsystem NQN
  * @serial:	from the first controller's Identify
@@ -92,7 +92,7 @@ static inline struct nvfab_subsys *to_subsys(struct device *dev)
  * @subsys:	the subsystem (a reference)
  * @ref:	each path and the disk hold a reference
  * @nr_paths:	paths attached (protected by subsys->lock)
- * @instance:	Y
+ * @instance:	Y of nvfabXnY
  * @nsid:	Namespace ID
  * @ids:	its identifiers; a path joins only with the same NSID and ids
  * @disk:	the bio-based multipath disk

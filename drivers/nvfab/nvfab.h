@@ -61,7 +61,7 @@ static inline bool nvfab_ns_ids_equal(const struct nvfab_ns_ids *a,
  *		disk holds another, so that no lock is held while it runs
  * @list:	entry in ctrl->namespaces (protected by namespaces_rwsem)
  * @ctrl:	the controller
- * @disk:	the gendisk, /dev/nvfabCnN
+ * @disk:	the path's hidden gendisk, nvfabXcNnY (no device node)
  * @nsid:	Namespace ID
  * @scan_gen:	the last scan that saw this namespace active
  * @lba_shift:	log2 of the LBA data size in bytes

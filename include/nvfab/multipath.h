@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nvfab multipath: the path-selector boundary (DESIGN.md section 3).
+ * nvfab multipath: the path-selector boundary (Documentation/design.rst,
+ * "Boundaries", "Path selectors").
  *
  * A subsystem (all controllers with one subsystem NQN) has one selector
  * instance, struct nvfab_ps, chosen by its sysfs "iopolicy". Each
@@ -73,7 +74,7 @@ struct nvfab_ps;
  * @path_ctx_size: bytes of per-slot state, zeroed, at nvfab_ps_path_ctx()
  * @attr_group:	optional knobs, created on the subsystem device while the
  *		selector is in use; the group must be named (attributes
- *		appear in /sys/class/nvfab-subsystem/nvfab-subsysN/<name>/).
+ *		appear in /sys/class/nvfab-subsystem/nvfab-subsysX/<name>/).
  *		show/store find the instance with nvfab_ps_get(dev) /
  *		nvfab_ps_put().
  * @create:	set up a new instance (context zeroed). May sleep. Returns 0

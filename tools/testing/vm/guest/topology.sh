@@ -24,10 +24,11 @@
 #   inside a netns makes the port listen there, and accepted queues inherit
 #   the listener's netns. (inet_pton_with_scope(&init_net, ...) only parses
 #   the address; init_net matters there for IPv6 scope ids alone.) So the
-#   target can live in its own netns, as DESIGN.md section 4 wants. The link
-#   is made with "nsenter --net=", not "ip netns exec": the latter remounts
-#   /sys, which hides configfs. nvmet_port_enable does this; any test that
-#   unlinks and relinks a port must use it too.
+#   target can live in its own netns (Documentation/dev-tools/testing.rst,
+#   "Guest topology"). The link is made with "nsenter --net=", not
+#   "ip netns exec": the latter remounts /sys, which hides configfs.
+#   nvmet_port_enable does this; any test that unlinks and relinks a port
+#   must use it too.
 #
 # - The host side must stay in init_net. The in-kernel nvme-tcp host creates
 #   its sockets with sock_create() in nvme_tcp_alloc_queue(), which also runs
