@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "nvfabctl.h"
+#include "config.h"
 
 /* The longest option string /dev/nvfab-fabrics accepts, in bytes. */
 #define NVF_OPTS_MAX		4096
@@ -475,12 +476,17 @@ static int nvf_parse_reply(char *buf, int *instance, int *cntlid)
 	return have_instance && have_cntlid ? 0 : -1;
 }
 
-/* Connect: one write of @opts, then read back the new controller. */
-static int nvf_do_connect(const struct nvf_connect_cfg *cfg, const char *opts)
+/*
+ * Connect: one write of @opts, then read back the new controller.
+ * @transport names the module in a hint. Return: 0 with *@instance and
+ * *@cntlid set, or -1 after reporting the error.
+ */
+int nvf_connect_write(const char *transport, const char *opts, int *instance,
+		      int *cntlid)
 {
 	const char *dev = getenv("NVFAB_FABRICS_DEV");
 	char reply[NVF_OPTS_MAX], shown[65], hint[96];
-	int fd, err, instance, cntlid;
+	int fd, err;
 	size_t len = strlen(opts), total = 0;
 	ssize_t ret;
 
@@ -492,14 +498,13 @@ static int nvf_do_connect(const struct nvf_connect_cfg *cfg, const char *opts)
 		nvf_err("cannot open %s: %s%s", dev, strerror(err),
 			err == ENOENT ? " (is module nvfab-fabrics loaded?)" :
 			err == EACCES || err == EPERM ? " (are you root?)" : "");
-		return NVF_EXIT_FAIL;
+		return -1;
 	}
 
 	ret = write(fd, opts, len);
 	if (ret < 0) {
 		err = errno;
-		nvf_write_hint(err, cfg->str[NVF_STR_TRANSPORT], hint,
-			       sizeof(hint));
+		nvf_write_hint(err, transport, hint, sizeof(hint));
 		nvf_err("failed to write to %s: %s%s", dev, strerror(err),
 			hint);
 		goto out_close;
@@ -525,13 +530,23 @@ static int nvf_do_connect(const struct nvf_connect_cfg *cfg, const char *opts)
 	reply[total] = '\0';
 	snprintf(shown, sizeof(shown), "%.64s", reply);
 	nvf_sanitize(shown);
-	if (nvf_parse_reply(reply, &instance, &cntlid)) {
+	if (nvf_parse_reply(reply, instance, cntlid)) {
 		nvf_err("cannot parse the reply from %s: '%s' (expected instance=N,cntlid=M)",
 			dev, shown);
 		goto out_close;
 	}
 	close(fd);
+	return 0;
 
+out_close:
+	close(fd);
+	return -1;
+}
+
+/* Print the new controller in the format of @cfg. */
+static void nvf_connect_print(const struct nvf_connect_cfg *cfg, int instance,
+			      int cntlid)
+{
 	if (cfg->fmt == NVF_FMT_JSON) {
 		struct nvf_json j;
 		char name[32];
@@ -545,18 +560,13 @@ static int nvf_do_connect(const struct nvf_connect_cfg *cfg, const char *opts)
 	} else {
 		printf("nvfab%d\n", instance);
 	}
-	return NVF_EXIT_OK;
-
-out_close:
-	close(fd);
-	return NVF_EXIT_FAIL;
 }
 
 int nvf_connect(int argc, char **argv)
 {
 	struct nvf_connect_cfg cfg = { .fmt = NVF_FMT_NORMAL };
 	struct nvf_sbuf b = { 0 };
-	int c, ret = NVF_EXIT_FAIL;
+	int c, instance, cntlid, ret = NVF_EXIT_FAIL;
 
 	while ((c = nvf_getopt(argc, argv, nvf_connect_shortopts,
 			       nvf_connect_longopts)) != -1) {
@@ -593,7 +603,57 @@ int nvf_connect(int argc, char **argv)
 	}
 	if (cfg.verbose)
 		fprintf(stderr, "nvfabctl: connect: options: %s\n", b.s);
-	ret = nvf_do_connect(&cfg, b.s);
+	if (!nvf_connect_write(cfg.str[NVF_STR_TRANSPORT], b.s, &instance,
+			       &cntlid)) {
+		nvf_connect_print(&cfg, instance, cntlid);
+		ret = NVF_EXIT_OK;
+	}
+out_free:
+	free(b.s);
+	free(cfg.host_buf[0]);
+	free(cfg.host_buf[1]);
+	return ret;
+}
+
+/*
+ * The option string "nvfabctl connect @argv" would write, for the
+ * configuration file (config.c): the same options, parsed and checked by
+ * the same code, with the same errors. @argv[0] is a name and is not
+ * parsed. The options that only shape this tool's own output (-o, -v,
+ * --dry-run, -h) are refused. Return: the string, malloc'ed, or NULL
+ * after reporting the error.
+ */
+char *nvf_connect_string(int argc, char **argv)
+{
+	struct nvf_connect_cfg cfg = { .fmt = NVF_FMT_NORMAL };
+	struct nvf_sbuf b = { 0 };
+	char *ret = NULL;
+	int c;
+
+	optind = 0;
+	while ((c = nvf_getopt(argc, argv, nvf_connect_shortopts,
+			       nvf_connect_longopts)) != -1) {
+		switch (c) {
+		case '?':
+			goto out_free;
+		case 'h':
+		case 'o':
+		case 'v':
+		case NVF_OPT_DRY_RUN:
+			nvf_err("option '%s' is for the command line only",
+				c == 'h' ? "-h/--help" :
+				c == 'o' ? "-o/--output-format" :
+				c == 'v' ? "-v/--verbose" : "--dry-run");
+			goto out_free;
+		default:
+			if (nvf_connect_opt(&cfg, c, optarg))
+				goto out_free;
+		}
+	}
+	if (!nvf_no_operands(argc, argv) && !nvf_build_options(&cfg, &b)) {
+		ret = b.s;
+		b.s = NULL;
+	}
 out_free:
 	free(b.s);
 	free(cfg.host_buf[0]);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nvfabctl.h"
+#include "config.h"
 
 #ifndef NVFAB_VERSION
 #error "NVFAB_VERSION must be defined by the Makefile (from VERSION)"
@@ -127,6 +128,8 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_list,		nvf_list_usage },
 	{ "list-subsys",	"list subsystems, their controllers and paths",
 	  nvf_list_subsys,	nvf_list_subsys_usage },
+	{ "config",		"check, apply or show the boot-time configuration",
+	  nvf_config,		nvf_config_usage },
 };
 
 static const struct nvf_cmd *nvf_find_cmd(const char *name)

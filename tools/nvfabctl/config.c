@@ -1,0 +1,976 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nvfabctl config: the boot-time configuration file, /etc/nvfab/nvfab.conf
+ * (nvfab.conf in $NVFAB_ETC_NVFAB for tests).
+ *
+ * One directive per line. A line is split into words at blanks (space,
+ * tab, and CR for files written elsewhere); a word that starts with '#'
+ * starts a comment that runs to the end of the line. There is no quoting:
+ * no value of any directive can hold a blank, so quotes and backslashes
+ * are refused rather than passed on as part of a value.
+ *
+ *   policy NQN KEY=VALUE...   the configfs entry
+ *                             <configfs>/nvfab/subsystems/NQN/ and the
+ *                             attributes to write in it (iopolicy,
+ *                             no_path_tmo)
+ *   connect OPTIONS...        a controller, given with the options of
+ *                             "nvfabctl connect", parsed by connect.c
+ *   discovery ...             reserved for persistent discovery
+ *                             controllers: refused, not supported yet
+ *
+ * The file is parsed whole before anything is done. Every error is
+ * reported as "FILE:LINE: message", and one error anywhere means that
+ * nothing is applied. "apply" then writes every policy, in file order, and
+ * only then connects every controller, in file order, skipping those that
+ * are connected already, so that each subsystem is created with its policy
+ * and a second run changes nothing.
+ *
+ * Documented in Documentation/admin-guide/nvfab-persistence.rst and
+ * Documentation/nvfabctl.8.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nvfabctl.h"
+#include "config.h"
+
+#define NVF_ETC_NVFAB		"/etc/nvfab"
+#define NVF_CONF_NAME		"nvfab.conf"
+#define NVF_CONFIGFS		"/sys/kernel/config"
+
+/* Longest line in bytes; an option string is at most 4096 of them. */
+#define NVF_CONF_LINE_MAX	8192
+/* Longest subsystem NQN in bytes (NVMe Base 2.0, 4.5), as configfs has it. */
+#define NVF_NQN_MAX		223
+/* The limits of the configfs attributes (configfs-nvfab). */
+#define NVF_IOPOLICY_MAX	31
+#define NVF_NO_PATH_TMO_MAX	3600
+/* Room for a checked policy value: a selector name, "auto" or seconds. */
+#define NVF_POL_VAL_MAX		(NVF_IOPOLICY_MAX + 1)
+
+enum nvf_conf_kind {
+	NVF_CONF_POLICY,
+	NVF_CONF_CONNECT,
+};
+
+/* Policy keys: attributes of a configfs entry, and of a subsystem in sysfs. */
+enum {
+	NVF_POL_IOPOLICY,
+	NVF_POL_NO_PATH_TMO,
+	NVF_NR_POL,
+};
+
+static bool nvf_pol_iopolicy(const char *val, char *canon);
+static bool nvf_pol_no_path_tmo(const char *val, char *canon);
+
+static const struct {
+	const char	*key;
+	const char	*expect;
+	/* check @val; on success write its canonical form to @canon */
+	bool		(*parse)(const char *val, char *canon);
+} nvf_pol_keys[NVF_NR_POL] = {
+	[NVF_POL_IOPOLICY]	= { "iopolicy",
+				    "a selector name, 1 to 31 of a-z, 0-9 and '-'",
+				    nvf_pol_iopolicy },
+	[NVF_POL_NO_PATH_TMO]	= { "no_path_tmo",
+				    "\"auto\" or 1 to 3600 seconds",
+				    nvf_pol_no_path_tmo },
+};
+
+/* What makes two connect directives one controller: these keys agree. */
+static const char *const nvf_ctrl_keys[] = {
+	"nqn", "transport", "traddr", "host_traddr", "host_iface", "trsvcid",
+	"hostnqn",
+};
+
+/* One directive of the file. */
+struct nvf_conf_dir {
+	enum nvf_conf_kind	kind;
+	int			line;
+	char			*nqn;		/* policy */
+	char			val[NVF_NR_POL][NVF_POL_VAL_MAX]; /* "": unset */
+	char			*opts;		/* connect: the option string */
+	bool			failed;		/* apply: the policy failed */
+};
+
+struct nvf_conf {
+	const char		*file;
+	char			*where;		/* "config: FILE:LINE" */
+	size_t			where_size;
+	struct nvf_conf_dir	*dirs;
+	size_t			nr, cap;
+	size_t			nr_policy, nr_connect;
+	int			errors;
+	char			**words;	/* the words of the current line */
+	size_t			words_cap;
+};
+
+/*
+ * Make nvf_err() and nvf_warn() name @line of the file ("nvfabctl: config:
+ * FILE:LINE: ..."), or the file alone for line 0.
+ */
+static void nvf_conf_at(struct nvf_conf *c, int line)
+{
+	if (line)
+		snprintf(c->where, c->where_size, "config: %s:%d", c->file,
+			 line);
+	else
+		snprintf(c->where, c->where_size, "config: %s", c->file);
+	nvf_verb = c->where;
+}
+
+static bool nvf_pol_iopolicy(const char *val, char *canon)
+{
+	size_t len = strlen(val);
+
+	if (!len || len > NVF_IOPOLICY_MAX ||
+	    strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789-") != len)
+		return false;
+	memcpy(canon, val, len + 1);
+	return true;
+}
+
+static bool nvf_pol_no_path_tmo(const char *val, char *canon)
+{
+	size_t len = strlen(val);
+	long v;
+
+	if (!strcmp(val, "auto")) {
+		strcpy(canon, "auto");
+		return true;
+	}
+	if (!len || strspn(val, "0123456789") != len)
+		return false;
+	errno = 0;
+	v = strtol(val, NULL, 10);
+	if (errno || v < 1 || v > NVF_NO_PATH_TMO_MAX)
+		return false;
+	snprintf(canon, NVF_POL_VAL_MAX, "%ld", v);
+	return true;
+}
+
+/*
+ * Why @nqn cannot name a configfs entry, to follow "it", or NULL if it
+ * can: the rules of subsystems/ in configfs-nvfab (1 to 223 bytes of
+ * visible ASCII, no '/', "nqn." and something after it).
+ */
+static const char *nvf_nqn_invalid(const char *nqn)
+{
+	const unsigned char *p;
+	size_t len = strlen(nqn);
+
+	if (len > NVF_NQN_MAX)
+		return "is longer than 223 bytes";
+	for (p = (const unsigned char *)nqn; *p; p++) {
+		if (*p == '/')
+			return "contains '/'";
+		if (*p < 0x21 || *p > 0x7e)
+			return "contains a control or non-ASCII byte";
+	}
+	if (strncmp(nqn, "nqn.", 4))
+		return "does not start with \"nqn.\"";
+	if (len == 4)
+		return "has nothing after \"nqn.\"";
+	return NULL;
+}
+
+/*
+ * The value of @key in @s, an option string or a controller's address
+ * ("key=value,flag,key=value"): true with *@val and *@len set; false if
+ * @key is absent or a flag.
+ */
+static bool nvf_opts_get(const char *s, const char *key, const char **val,
+			 size_t *len)
+{
+	size_t klen = strlen(key), n;
+
+	while (*s) {
+		n = strcspn(s, ",");
+		if (n > klen && !strncmp(s, key, klen) && s[klen] == '=') {
+			*val = s + klen + 1;
+			*len = n - klen - 1;
+			return true;
+		}
+		s += n;
+		if (*s)
+			s++;
+	}
+	return false;
+}
+
+/* Is @key of @s exactly @val (not NULL)? */
+static bool nvf_opts_is(const char *s, const char *key, const char *val)
+{
+	const char *v;
+	size_t n;
+
+	return val && nvf_opts_get(s, key, &v, &n) && strlen(val) == n &&
+	       !memcmp(v, val, n);
+}
+
+/* Has @key one value in @a and @b, or is it absent from both? */
+static bool nvf_opts_same(const char *a, const char *b, const char *key)
+{
+	const char *va, *vb;
+	size_t la, lb;
+	bool ha, hb;
+
+	ha = nvf_opts_get(a, key, &va, &la);
+	hb = nvf_opts_get(b, key, &vb, &lb);
+	if (ha != hb)
+		return false;
+	return !ha || (la == lb && !memcmp(va, vb, la));
+}
+
+/* A malloc'ed copy of the value of @key in @s; NULL if absent or no memory. */
+static char *nvf_opts_dup(const char *s, const char *key)
+{
+	const char *v;
+	size_t n;
+
+	return nvf_opts_get(s, key, &v, &n) ? strndup(v, n) : NULL;
+}
+
+/* Add a directive; NULL (reported, counted) when out of memory. */
+static struct nvf_conf_dir *nvf_conf_add(struct nvf_conf *c,
+					 enum nvf_conf_kind kind, int line)
+{
+	struct nvf_conf_dir *tmp, *d;
+
+	if (c->nr == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		tmp = realloc(c->dirs, c->cap * sizeof(*tmp));
+		if (!tmp) {
+			nvf_err("out of memory");
+			c->errors++;
+			return NULL;
+		}
+		c->dirs = tmp;
+	}
+	d = &c->dirs[c->nr++];
+	memset(d, 0, sizeof(*d));
+	d->kind = kind;
+	d->line = line;
+	return d;
+}
+
+/*
+ * Split @line (@len bytes, its newline removed) into c->words, in place.
+ * Return: the number of words, 0 for a blank or comment line, or -1 after
+ * reporting an error.
+ */
+static int nvf_conf_split(struct nvf_conf *c, char *line, size_t len)
+{
+	size_t n = 0, i;
+	char **tmp;
+	char *p;
+
+	if (strlen(line) != len) {
+		nvf_err("contains a NUL byte");
+		return -1;
+	}
+	for (p = line; *p;) {
+		p += strspn(p, " \t\r");
+		if (!*p || *p == '#')
+			break;
+		/* Room for this word and the NULL that ends the vector. */
+		if (n + 2 > c->words_cap) {
+			c->words_cap = c->words_cap ? 2 * c->words_cap : 16;
+			tmp = realloc(c->words, c->words_cap * sizeof(*tmp));
+			if (!tmp) {
+				nvf_err("out of memory");
+				return -1;
+			}
+			c->words = tmp;
+		}
+		c->words[n++] = p;
+		p += strcspn(p, " \t\r");
+		if (*p)
+			*p++ = '\0';
+	}
+	for (i = 0; i < n; i++) {
+		for (p = c->words[i]; *p; p++) {
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				nvf_err("control character 0x%02x in word %zu",
+					(unsigned char)*p, i + 1);
+				return -1;
+			}
+			if (*p == '"' || *p == '\'' || *p == '\\') {
+				nvf_err("quotes and backslashes are not supported (no value has blanks): '%s'",
+					c->words[i]);
+				return -1;
+			}
+		}
+	}
+	if (n)
+		c->words[n] = NULL;
+	return (int)n;
+}
+
+static struct nvf_conf_dir *nvf_conf_find_policy(struct nvf_conf *c,
+						 const char *nqn)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind == NVF_CONF_POLICY &&
+		    !strcmp(c->dirs[i].nqn, nqn))
+			return &c->dirs[i];
+	}
+	return NULL;
+}
+
+/* policy NQN KEY=VALUE...; errors are reported and counted. */
+static void nvf_conf_policy(struct nvf_conf *c, int line, int argc,
+			    char **argv)
+{
+	char val[NVF_NR_POL][NVF_POL_VAL_MAX] = { { 0 } };
+	struct nvf_conf_dir *d;
+	const char *why;
+	char *key, *eq;
+	int i, k;
+
+	if (argc < 2) {
+		nvf_err("policy needs an NQN and KEY=VALUE pairs");
+		goto out_error;
+	}
+	why = nvf_nqn_invalid(argv[1]);
+	if (why) {
+		nvf_err("invalid NQN '%s': it %s", argv[1], why);
+		goto out_error;
+	}
+	d = nvf_conf_find_policy(c, argv[1]);
+	if (d) {
+		nvf_err("policy of %s already given on line %d", argv[1],
+			d->line);
+		goto out_error;
+	}
+	if (argc < 3) {
+		nvf_err("policy %s: no KEY=VALUE (keys: iopolicy, no_path_tmo)",
+			argv[1]);
+		goto out_error;
+	}
+	for (i = 2; i < argc; i++) {
+		key = argv[i];
+		eq = strchr(key, '=');
+		if (!eq) {
+			nvf_err("expected KEY=VALUE, got '%s'", key);
+			goto out_error;
+		}
+		*eq = '\0';
+		for (k = 0; k < NVF_NR_POL; k++) {
+			if (!strcmp(nvf_pol_keys[k].key, key))
+				break;
+		}
+		if (k == NVF_NR_POL) {
+			nvf_err("unknown policy key '%s' (keys: iopolicy, no_path_tmo)",
+				key);
+			goto out_error;
+		}
+		if (val[k][0]) {
+			nvf_err("%s given twice", key);
+			goto out_error;
+		}
+		if (!eq[1]) {
+			nvf_err("empty value for %s", key);
+			goto out_error;
+		}
+		if (!nvf_pol_keys[k].parse(eq + 1, val[k])) {
+			nvf_err("invalid %s '%s': expected %s", key, eq + 1,
+				nvf_pol_keys[k].expect);
+			goto out_error;
+		}
+	}
+
+	d = nvf_conf_add(c, NVF_CONF_POLICY, line);
+	if (!d)
+		return;
+	d->nqn = strdup(argv[1]);
+	if (!d->nqn) {
+		c->nr--;
+		nvf_err("out of memory");
+		goto out_error;
+	}
+	memcpy(d->val, val, sizeof(val));
+	c->nr_policy++;
+	return;
+
+out_error:
+	c->errors++;
+}
+
+/* connect OPTIONS...; errors are reported and counted. */
+static void nvf_conf_connect(struct nvf_conf *c, int line, int argc,
+			     char **argv)
+{
+	struct nvf_conf_dir *d;
+	size_t i, k;
+	char *opts;
+
+	opts = nvf_connect_string(argc, argv);
+	if (!opts) {
+		c->errors++;
+		return;
+	}
+	for (i = 0; i < c->nr; i++) {
+		d = &c->dirs[i];
+		if (d->kind != NVF_CONF_CONNECT)
+			continue;
+		for (k = 0; k < ARRAY_SIZE(nvf_ctrl_keys); k++) {
+			if (!nvf_opts_same(d->opts, opts, nvf_ctrl_keys[k]))
+				break;
+		}
+		if (k == ARRAY_SIZE(nvf_ctrl_keys)) {
+			nvf_err("the controller of line %d again (same nqn, transport, traddr, host_traddr, host_iface, trsvcid and hostnqn)",
+				d->line);
+			free(opts);
+			c->errors++;
+			return;
+		}
+	}
+	d = nvf_conf_add(c, NVF_CONF_CONNECT, line);
+	if (!d) {
+		free(opts);
+		return;
+	}
+	d->opts = opts;
+	c->nr_connect++;
+}
+
+/*
+ * Parse the whole file into @c, reporting every error. Return: 0, or -1
+ * when the file cannot be read (reported); c->errors counts the errors.
+ */
+static int nvf_conf_parse(struct nvf_conf *c)
+{
+	size_t cap = 0, len;
+	char *buf = NULL;
+	int line = 0, n, ret = 0;
+	ssize_t got;
+	FILE *f;
+
+	f = fopen(c->file, "re");
+	if (!f) {
+		nvf_err("cannot open %s: %s", c->file, strerror(errno));
+		return -1;
+	}
+	errno = 0;
+	while ((got = getline(&buf, &cap, f)) != -1) {
+		line++;
+		nvf_conf_at(c, line);
+		len = got;
+		if (len && buf[len - 1] == '\n')
+			buf[--len] = '\0';
+		if (len > NVF_CONF_LINE_MAX) {
+			nvf_err("line is longer than %d bytes",
+				NVF_CONF_LINE_MAX);
+			c->errors++;
+			continue;
+		}
+		n = nvf_conf_split(c, buf, len);
+		if (n < 0)
+			c->errors++;
+		if (n <= 0)
+			continue;
+		if (!strcmp(c->words[0], "policy")) {
+			nvf_conf_policy(c, line, n, c->words);
+		} else if (!strcmp(c->words[0], "connect")) {
+			nvf_conf_connect(c, line, n, c->words);
+		} else if (!strcmp(c->words[0], "discovery")) {
+			nvf_err("directive 'discovery' is not supported yet (reserved for persistent discovery controllers)");
+			c->errors++;
+		} else {
+			nvf_err("unknown directive '%s' (expected policy or connect)",
+				c->words[0]);
+			c->errors++;
+		}
+		errno = 0;
+	}
+	nvf_verb = "config";
+	if (ferror(f)) {
+		nvf_err("cannot read %s: %s", c->file,
+			strerror(errno ? errno : EIO));
+		ret = -1;
+	}
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
+static void nvf_conf_free(struct nvf_conf *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		free(c->dirs[i].nqn);
+		free(c->dirs[i].opts);
+	}
+	free(c->dirs);
+	free(c->words);
+	free(c->where);
+}
+
+/* "iopolicy=round-robin no_path_tmo=30": the keys a policy sets. */
+static void nvf_conf_print_policy(const struct nvf_conf_dir *d)
+{
+	const char *sep = "";
+	int k;
+
+	for (k = 0; k < NVF_NR_POL; k++) {
+		if (!d->val[k][0])
+			continue;
+		printf("%s%s=%s", sep, nvf_pol_keys[k].key, d->val[k]);
+		sep = " ";
+	}
+}
+
+/* <configfs>/nvfab, where <configfs> is $NVFAB_CONFIGFS or the usual. */
+static char *nvf_configfs_dir(void)
+{
+	const char *root = getenv("NVFAB_CONFIGFS");
+
+	return nvf_path(root && *root ? root : NVF_CONFIGFS, "nvfab");
+}
+
+/* Is @name one of the comma-separated names in @list? */
+static bool nvf_list_has(const char *list, const char *name)
+{
+	size_t len = strlen(name), n;
+
+	while (list && *list) {
+		n = strcspn(list, ",");
+		if (n == len && !strncmp(list, name, n))
+			return true;
+		list += n;
+		if (*list)
+			list++;
+	}
+	return false;
+}
+
+/*
+ * Before anything is written: configfs has nvfab/ and its features list
+ * every key the policies set. Return: 0, or -1 after reporting.
+ */
+static int nvf_conf_check_configfs(struct nvf_conf *c, const char *cfs)
+{
+	char *features;
+	size_t i;
+	int k, bad = 0;
+
+	if (!nvf_is_dir(cfs)) {
+		nvf_conf_at(c, 0);
+		nvf_err("no %s (is module nvfab-core loaded and configfs mounted?)",
+			cfs);
+		return -1;
+	}
+	features = nvf_attr_read(cfs, "features");
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind != NVF_CONF_POLICY)
+			continue;
+		for (k = 0; k < NVF_NR_POL; k++) {
+			if (!c->dirs[i].val[k][0] ||
+			    nvf_list_has(features, nvf_pol_keys[k].key))
+				continue;
+			nvf_conf_at(c, c->dirs[i].line);
+			nvf_err("this nvfab-core has no configfs attribute '%s' (%s/features: '%s')",
+				nvf_pol_keys[k].key, cfs,
+				features ? features : "unreadable");
+			bad++;
+		}
+	}
+	free(features);
+	return bad ? -1 : 0;
+}
+
+/*
+ * Warn when a subsystem of the policy's NQN exists with other values:
+ * configfs is read only when a subsystem is created.
+ */
+static void nvf_conf_warn_live(const struct nvf_conf_dir *d)
+{
+	char *classdir, *dir, *nqn, *cur;
+	struct dirent *de;
+	int instance, k;
+	DIR *dd;
+
+	classdir = nvf_path(nvf_sysfs_root(), "class/nvfab-subsystem");
+	if (!classdir)
+		return;
+	dd = opendir(classdir);
+	while (dd && (de = readdir(dd))) {
+		if (!nvf_subsys_name_parse(de->d_name, &instance))
+			continue;
+		dir = nvf_path(classdir, de->d_name);
+		if (!dir)
+			break;
+		nqn = nvf_attr_read(dir, "subsysnqn");
+		for (k = 0; nqn && !strcmp(nqn, d->nqn) && k < NVF_NR_POL; k++) {
+			if (!d->val[k][0])
+				continue;
+			cur = nvf_attr_read(dir, nvf_pol_keys[k].key);
+			if (cur && strcmp(cur, d->val[k]))
+				nvf_warn("%s exists with %s=%s: the policy applies when it is created again (write %s/%s to change it now)",
+					 de->d_name, nvf_pol_keys[k].key, cur,
+					 dir, nvf_pol_keys[k].key);
+			free(cur);
+		}
+		free(nqn);
+		free(dir);
+	}
+	if (dd)
+		closedir(dd);
+	free(classdir);
+}
+
+/*
+ * Create the configfs entry of a policy (unless it exists) and write its
+ * values. An entry created here is removed again when a write fails.
+ * Return: 0, or -1 after reporting.
+ */
+static int nvf_conf_apply_policy(struct nvf_conf *c, struct nvf_conf_dir *d,
+				 const char *subs)
+{
+	bool created = false;
+	char *dir;
+	int k, err = 0;
+
+	dir = nvf_path(subs, d->nqn);
+	if (!dir)
+		return -1;
+	if (!mkdir(dir, 0755)) {
+		created = true;
+	} else if (errno != EEXIST) {
+		nvf_err("cannot create %s: %s", dir, strerror(errno));
+		goto out_free;
+	}
+	for (k = 0; k < NVF_NR_POL; k++) {
+		if (!d->val[k][0])
+			continue;
+		err = nvf_attr_write(dir, nvf_pol_keys[k].key, d->val[k]);
+		if (err) {
+			nvf_err("cannot write '%s' to %s/%s: %s%s", d->val[k],
+				dir, nvf_pol_keys[k].key, strerror(-err),
+				err == -EINVAL ? " (see dmesg)" : "");
+			goto out_remove;
+		}
+	}
+	printf("%s:%d: policy %s: ", c->file, d->line, d->nqn);
+	nvf_conf_print_policy(d);
+	printf("\n");
+	fflush(stdout);
+	nvf_conf_warn_live(d);
+	free(dir);
+	return 0;
+
+out_remove:
+	if (created && rmdir(dir))
+		nvf_warn("cannot remove %s again: %s", dir, strerror(errno));
+out_free:
+	free(dir);
+	return -1;
+}
+
+/* Does controller @ctrl serve connect option string @opts already? */
+static bool nvf_conf_ctrl_matches(const char *opts,
+				  const struct nvf_ctrl *ctrl)
+{
+	static const char *const addr_keys[] = {
+		"traddr", "trsvcid", "host_traddr", "host_iface",
+	};
+	char *state, *transport, *nqn, *addr, *hostnqn;
+	const char *v;
+	bool match;
+	size_t i, n;
+
+	state = nvf_attr_read(ctrl->path, "state");
+	transport = nvf_attr_read(ctrl->path, "transport");
+	nqn = nvf_attr_read(ctrl->path, "subsysnqn");
+	addr = nvf_attr_read(ctrl->path, "address");
+	hostnqn = nvf_attr_read(ctrl->path, "hostnqn");
+
+	/* The kernel too counts a controller until it is being deleted. */
+	match = !(state && (!strncmp(state, "deleting", 8) ||
+			    !strcmp(state, "dead"))) &&
+		nvf_opts_is(opts, "transport", transport) &&
+		nvf_opts_is(opts, "nqn", nqn) && addr;
+	/* What the directive gives must agree; what it leaves out may be anything. */
+	for (i = 0; match && i < ARRAY_SIZE(addr_keys); i++) {
+		if (nvf_opts_get(opts, addr_keys[i], &v, &n))
+			match = nvf_opts_same(opts, addr, addr_keys[i]);
+	}
+	if (match && nvf_opts_get(opts, "hostnqn", &v, &n))
+		match = nvf_opts_is(opts, "hostnqn", hostnqn);
+
+	free(state);
+	free(transport);
+	free(nqn);
+	free(addr);
+	free(hostnqn);
+	return match;
+}
+
+/*
+ * The controller that serves @opts already: 1 with @name set, 0 if none,
+ * -1 when sysfs cannot be read (reported).
+ */
+static int nvf_conf_find_ctrl(const char *opts, char *name, size_t size)
+{
+	struct nvf_ctrl *ctrls;
+	size_t nr, i;
+	int found = 0;
+
+	if (nvf_ctrl_scan(&ctrls, &nr))
+		return -1;
+	for (i = 0; i < nr; i++) {
+		if (nvf_conf_ctrl_matches(opts, &ctrls[i])) {
+			snprintf(name, size, "%s", ctrls[i].name);
+			found = 1;
+			break;
+		}
+	}
+	nvf_ctrl_free(ctrls, nr);
+	return found;
+}
+
+/* Connect one controller unless it is connected. Return: 0, or -1. */
+static int nvf_conf_apply_connect(struct nvf_conf *c,
+				  const struct nvf_conf_dir *d)
+{
+	int instance, cntlid, found, ret;
+	char name[32], *transport;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind == NVF_CONF_POLICY && c->dirs[i].failed &&
+		    nvf_opts_is(d->opts, "nqn", c->dirs[i].nqn)) {
+			nvf_err("not connected: the policy of %s (line %d) was not applied",
+				c->dirs[i].nqn, c->dirs[i].line);
+			return -1;
+		}
+	}
+	found = nvf_conf_find_ctrl(d->opts, name, sizeof(name));
+	if (found < 0)
+		return -1;
+	if (found) {
+		printf("%s:%d: already connected: %s\n", c->file, d->line,
+		       name);
+		fflush(stdout);
+		return 0;
+	}
+	transport = nvf_opts_dup(d->opts, "transport");
+	if (!transport) {
+		nvf_err("out of memory");
+		return -1;
+	}
+	ret = nvf_connect_write(transport, d->opts, &instance, &cntlid);
+	free(transport);
+	if (ret)
+		return -1;
+	printf("%s:%d: connected nvfab%d\n", c->file, d->line, instance);
+	fflush(stdout);
+	return 0;
+}
+
+/*
+ * Apply a parsed file without errors: every policy, then every connect.
+ * A failed directive does not stop the others (but a failed policy
+ * stops the connects of its NQN). Return: the exit status.
+ */
+static int nvf_conf_apply(struct nvf_conf *c)
+{
+	char *cfs = NULL, *subs = NULL;
+	int failed = 0, ret = NVF_EXIT_FAIL;
+	size_t i;
+
+	if (c->nr_policy) {
+		cfs = nvf_configfs_dir();
+		if (!cfs)
+			return NVF_EXIT_FAIL;
+		if (nvf_conf_check_configfs(c, cfs)) {
+			nvf_conf_at(c, 0);
+			nvf_err("nothing was changed");
+			goto out_free;
+		}
+		subs = nvf_path(cfs, "subsystems");
+		if (!subs)
+			goto out_free;
+	}
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind != NVF_CONF_POLICY)
+			continue;
+		nvf_conf_at(c, c->dirs[i].line);
+		if (nvf_conf_apply_policy(c, &c->dirs[i], subs)) {
+			c->dirs[i].failed = true;
+			failed++;
+		}
+	}
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind != NVF_CONF_CONNECT)
+			continue;
+		nvf_conf_at(c, c->dirs[i].line);
+		if (nvf_conf_apply_connect(c, &c->dirs[i]))
+			failed++;
+	}
+	nvf_conf_at(c, 0);
+	if (failed)
+		nvf_err("%d of %zu directives failed", failed, c->nr);
+	else
+		ret = NVF_EXIT_OK;
+out_free:
+	free(subs);
+	free(cfs);
+	return ret;
+}
+
+/* The state of a policy in configfs: set, differs, absent or unknown. */
+static const char *nvf_conf_policy_state(const struct nvf_conf_dir *d,
+					 const char *cfs)
+{
+	const char *state = "set";
+	char *subs, *dir, *cur;
+	int k;
+
+	if (!nvf_is_dir(cfs))
+		return "unknown";
+	subs = nvf_path(cfs, "subsystems");
+	dir = subs ? nvf_path(subs, d->nqn) : NULL;
+	if (!dir || !nvf_is_dir(dir))
+		state = dir ? "absent" : "unknown";
+	for (k = 0; dir && !strcmp(state, "set") && k < NVF_NR_POL; k++) {
+		if (!d->val[k][0])
+			continue;
+		cur = nvf_attr_read(dir, nvf_pol_keys[k].key);
+		if (!cur || strcmp(cur, d->val[k]))
+			state = "differs";
+		free(cur);
+	}
+	free(dir);
+	free(subs);
+	return state;
+}
+
+/* Each directive with its state. Return: the exit status. */
+static int nvf_conf_show(struct nvf_conf *c)
+{
+	const struct nvf_conf_dir *d;
+	char name[32], *cfs;
+	const char *state;
+	size_t i;
+	int found;
+
+	cfs = nvf_configfs_dir();
+	if (!cfs)
+		return NVF_EXIT_FAIL;
+	printf("%-5s %-9s %-8s %s\n", "Line", "Directive", "State", "Details");
+	for (i = 0; i < c->nr; i++) {
+		d = &c->dirs[i];
+		if (d->kind == NVF_CONF_POLICY) {
+			printf("%-5d %-9s %-8s %s ", d->line, "policy",
+			       nvf_conf_policy_state(d, cfs), d->nqn);
+			nvf_conf_print_policy(d);
+			printf("\n");
+			continue;
+		}
+		found = nvf_conf_find_ctrl(d->opts, name, sizeof(name));
+		state = found > 0 ? name : found ? "unknown" : "-";
+		printf("%-5d %-9s %-8s %s\n", d->line, "connect", state,
+		       d->opts);
+	}
+	free(cfs);
+	return NVF_EXIT_OK;
+}
+
+void nvf_config_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nvfabctl config check|apply|show [FILE]\n"
+		"\n"
+		"The boot-time configuration, FILE (default " NVF_ETC_NVFAB "/" NVF_CONF_NAME "):\n"
+		"  check    parse FILE and report every error; change nothing\n"
+		"  apply    parse FILE whole (any error: change nothing), write each policy\n"
+		"           to configfs, then connect each controller not connected yet\n"
+		"  show     each directive of FILE and its state\n"
+		"\n"
+		"One directive per line; a word starting with '#' starts a comment:\n"
+		"  policy NQN KEY=VALUE...   configfs policy of subsystem NQN:\n"
+		"                            iopolicy=NAME, no_path_tmo=auto|SECONDS\n"
+		"  connect OPTIONS...        the options of 'nvfabctl connect'\n"
+		"                            (all but -o, -v, --dry-run, -h)\n"
+		"  discovery ...             reserved, not supported yet\n"
+		"\n"
+		"  -h, --help   show this help\n");
+}
+
+int nvf_config(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help",	no_argument,	NULL, 'h' },
+		{ NULL,		0,		NULL, 0 }
+	};
+	struct nvf_conf c = { 0 };
+	const char *sub, *etc;
+	char *deffile = NULL;
+	int opt, ret = NVF_EXIT_FAIL;
+
+	while ((opt = nvf_getopt(argc, argv, ":h", longopts)) != -1) {
+		if (opt != 'h')
+			return NVF_EXIT_FAIL;
+		nvf_config_usage(stdout);
+		return NVF_EXIT_OK;
+	}
+	if (optind >= argc) {
+		nvf_err("missing subcommand: check, apply or show");
+		return NVF_EXIT_FAIL;
+	}
+	sub = argv[optind++];
+	if (strcmp(sub, "check") && strcmp(sub, "apply") &&
+	    strcmp(sub, "show")) {
+		nvf_err("unknown subcommand '%s' (check, apply or show)", sub);
+		return NVF_EXIT_FAIL;
+	}
+	if (optind < argc) {
+		c.file = argv[optind++];
+	} else {
+		etc = getenv("NVFAB_ETC_NVFAB");
+		deffile = nvf_path(etc && *etc ? etc : NVF_ETC_NVFAB,
+				   NVF_CONF_NAME);
+		if (!deffile)
+			return NVF_EXIT_FAIL;
+		c.file = deffile;
+	}
+	if (nvf_no_operands(argc, argv))
+		goto out_free;
+
+	c.where_size = strlen(c.file) + 32;
+	c.where = malloc(c.where_size);
+	if (!c.where) {
+		nvf_err("out of memory");
+		goto out_free;
+	}
+	if (nvf_conf_parse(&c))
+		goto out_free;
+	if (c.errors) {
+		nvf_conf_at(&c, 0);
+		nvf_err("%d error%s%s", c.errors, c.errors == 1 ? "" : "s",
+			strcmp(sub, "apply") ? "" : "; nothing was changed");
+		goto out_free;
+	}
+	if (!strcmp(sub, "check")) {
+		printf("%s: %zu policy and %zu connect directives, no errors\n",
+		       c.file, c.nr_policy, c.nr_connect);
+		ret = NVF_EXIT_OK;
+	} else if (!strcmp(sub, "apply")) {
+		ret = nvf_conf_apply(&c);
+	} else {
+		ret = nvf_conf_show(&c);
+	}
+out_free:
+	nvf_conf_free(&c);
+	free(deffile);
+	return ret;
+}

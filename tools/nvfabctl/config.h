@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * nvfabctl config: the boot-time configuration file (config.c), and what
+ * it uses of the connect verb (connect.c).
+ */
+#ifndef NVFABCTL_CONFIG_H
+#define NVFABCTL_CONFIG_H
+
+#include <stdio.h>
+
+/* connect.c */
+char *nvf_connect_string(int argc, char **argv);
+int nvf_connect_write(const char *transport, const char *opts, int *instance,
+		      int *cntlid);
+
+/* config.c */
+int nvf_config(int argc, char **argv);
+void nvf_config_usage(FILE *f);
+
+#endif /* NVFABCTL_CONFIG_H */
