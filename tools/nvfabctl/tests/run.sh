@@ -5,7 +5,8 @@
 # of connect --dry-run, the errors and exit codes, the host identity
 # defaults (from a fake /etc/nvme), the write/read-back on a fake device
 # file, list/disconnect against a fake sysfs tree, and list-subsys against
-# a fake multipath one. KTAP output; exits 0 only if every test passes.
+# a fake multipath one; tests/config.sh (nvfabctl config) nested. KTAP
+# output; exits 0 only if every test passes.
 #
 # Environment the tool honours, pointed into a temp dir here:
 #   NVFAB_ETC_NVME	 instead of /etc/nvme
@@ -99,7 +100,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 139
+ktap_set_plan 140
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -748,5 +749,12 @@ expect_err "unknown command" "unknown command" frobnicate
 run
 result "no command: usage on stderr, exit 1" \
 	"$([ "$RC" = 1 ] && [ -z "$OUT" ] && [[ "$ERR" == usage:* ]]; echo $?)"
+
+# --- config: tests/config.sh, its KTAP nested ---------------------------------
+echo "# nvfabctl: tests/config.sh"
+"$HERE/config.sh" >"$TMP/config.ktap" 2>&1
+st=$?
+sed 's/^/    /' "$TMP/config.ktap"
+result "config: tests/config.sh (nested above)" $st
 
 ktap_finish

@@ -1,0 +1,492 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side tests of nvfabctl config (the boot-time configuration file):
+# the parser's good and bad input with its FILE:LINE errors, connect lines
+# that give the option strings of connect --dry-run, and apply and show
+# against a fake configfs, sysfs and fabrics device: policies written,
+# controllers connected or skipped when connected already, and a file
+# with one bad line changing nothing. KTAP output; exits 0 only if every
+# test passes. run.sh runs it, nested.
+#
+# Environment the tool honours, pointed into a temp dir here:
+#   NVFAB_ETC_NVFAB	 instead of /etc/nvfab (the default file)
+#   NVFAB_CONFIGFS	 instead of /sys/kernel/config
+#   NVFAB_SYSFS		 instead of /sys
+#   NVFAB_FABRICS_DEV	 instead of /dev/nvfab-fabrics
+#   NVFAB_ETC_NVME	 instead of /etc/nvme
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOOLDIR=$(dirname "$HERE")
+REPO=$(cd "$TOOLDIR/../.." && pwd)
+. "$REPO/selftests/nvfab/lib.sh"
+
+BIN=$TOOLDIR/nvfabctl
+TMP=$(mktemp -d)
+cleanup() {
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+if ! make -s -C "$TOOLDIR" >"$TMP/build.log" 2>&1; then
+	ktap_header
+	echo "1..0 # build failed"
+	sed 's/^/# /' "$TMP/build.log"
+	exit "$KSFT_FAIL"
+fi
+
+mkdir -p "$TMP/etc-empty" "$TMP/etc-nvfab"
+export NVFAB_ETC_NVME=$TMP/etc-empty
+export NVFAB_ETC_NVFAB=$TMP/etc-nvfab
+export NVFAB_SYSFS=$TMP/no-sys
+export NVFAB_CONFIGFS=$TMP/no-cfs
+export NVFAB_FABRICS_DEV=$TMP/no-dev
+
+# run ARGS...: run the tool (10 s at most), as RUNAS says; sets RC, OUT,
+# ERR.
+RUNAS=()
+run() {
+	timeout 10 "${RUNAS[@]}" "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
+	RC=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}
+
+show() {
+	ktap_diag "rc=$RC"
+	[ -z "$OUT" ] || echo "$OUT" | sed 's/^/# out: /'
+	[ -z "$ERR" ] || echo "$ERR" | sed 's/^/# err: /'
+}
+
+# result DESC CONDITION-STATUS: report one test, with the run on failure.
+result() {
+	if [ "$2" = 0 ]; then
+		ktap_pass "$1"
+	else
+		show
+		ktap_fail "$1"
+	fi
+}
+
+F=$TMP/nvfab.conf
+NQN=nqn.2014-08.org.example:array1
+NQN2=nqn.2014-08.org.example:array2
+C1="connect -t tcp -a 192.0.2.2 -s 4420 -w 192.0.2.1 -n $NQN"
+C2="connect -t tcp -a 198.51.100.2 -s 4420 -n $NQN -c 2 -l -1 -g"
+S1="nqn=$NQN,transport=tcp,traddr=192.0.2.2,host_traddr=192.0.2.1,trsvcid=4420"
+S2="nqn=$NQN,transport=tcp,traddr=198.51.100.2,trsvcid=4420,reconnect_delay=2,ctrl_loss_tmo=-1,hdr_digest"
+GOOD="# nvfab.conf for the tests
+
+policy $NQN iopolicy=round-robin no_path_tmo=30
+	# the two paths
+$C1   # path 1
+$C2"
+
+# conf TEXT: write TEXT (printf %b) as the file.
+conf() {
+	printf '%b\n' "$1" >"$F"
+}
+
+# check_err DESC LINE TEXT [ERRORS]: "config check" of $F fails with one
+# error line "nvfabctl: config: $F:LINE: ...TEXT...", then the count.
+check_err() {
+	local desc=$1 line=$2 text=$3 n=${4:-1} s=s
+	[ "$n" = 1 ] && s=
+	run config check "$F"
+	[ "$RC" = 1 ] && [ -z "$OUT" ] &&
+		[ "$(echo "$ERR" | wc -l)" = $((n + 1)) ] &&
+		[[ "$(echo "$ERR" | head -1)" == "nvfabctl: config: $F:$line: "*"$text"* ]] &&
+		[ "$(echo "$ERR" | tail -1)" = "nvfabctl: config: $F: $n error$s" ]
+	local st=$?
+	[ $st = 0 ] || ktap_diag "expected $F:$line: ...$text"
+	result "check: $desc" $st
+}
+
+# bad DESC LINE-TEXT TEXT: a good file with LINE-TEXT as line 4 fails at 4.
+bad() {
+	conf "policy $NQN2 iopolicy=numa\n\n# comment\n$2\n$C1"
+	check_err "$1" 4 "$3"
+}
+
+ktap_header
+ktap_set_plan 89
+
+# --- parsing: good files ----------------------------------------------------
+conf "$GOOD"
+run config check "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] &&
+	[ "$OUT" = "$F: 1 policy and 2 connect directives, no errors" ]
+result "check: a good file, with comments, blank and indented lines" $?
+cp "$F" "$NVFAB_ETC_NVFAB/nvfab.conf"
+run config check
+[ "$RC" = 0 ] && [ "$OUT" = "$NVFAB_ETC_NVFAB/nvfab.conf: 1 policy and 2 connect directives, no errors" ]
+result "check: the default file is nvfab.conf in \$NVFAB_ETC_NVFAB" $?
+printf 'policy %s iopolicy=numa\r\n%s\r\n' "$NQN" "$C1" >"$F"
+run config check "$F"
+result "check: CRLF line ends" "$([ "$RC" = 0 ] && [ -z "$ERR" ]; echo $?)"
+printf '%s' "$C1" >"$F"
+run config check "$F"
+result "check: no newline at the end" "$([ "$RC" = 0 ] && [ -z "$ERR" ]; echo $?)"
+conf "# nothing\n\n   \n\t# at all"
+run config check "$F"
+[ "$RC" = 0 ] && [ "$OUT" = "$F: 0 policy and 0 connect directives, no errors" ]
+result "check: only comments and blanks" $?
+: >"$F"
+run config check "$F"
+result "check: an empty file" "$([ "$RC" = 0 ] && [ -z "$ERR" ]; echo $?)"
+conf "connect -n nqn.x#1 -t tcp -a 192.0.2.2 #-g"
+run config show "$F"
+[ "$RC" = 0 ] && [[ "$OUT" == *" nqn=nqn.x#1,transport=tcp,traddr=192.0.2.2" ]]
+result "a '#' inside a word is part of it, at the start of one a comment" $?
+conf "policy $NQN no_path_tmo=0030\npolicy $NQN2 no_path_tmo=auto iopolicy=service-time"
+run config show "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] &&
+	[ "$(echo "$OUT" | awk 'NR > 1 { $3 = ""; print }' | tr -s ' ')" = \
+		"1 policy $NQN no_path_tmo=30
+2 policy $NQN2 iopolicy=service-time no_path_tmo=auto" ]
+result "show: policy values canonical, keys in a fixed order" $?
+
+# The option string of a connect line is that of connect --dry-run with
+# the same words, whatever their order and form.
+same_as_dry_run() { # connect words...
+	local want
+	want=$("$BIN" connect --dry-run "$@" 2>&1) || return 1
+	printf 'connect %s\n' "$*" >"$F"
+	run config show "$F"
+	[ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR == 2 { print $4 }')" = "$want" ] &&
+		[ "$want" != "" ]
+}
+st=0
+same_as_dry_run -t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y || st=1
+same_as_dry_run --transport=tcp --traddr 192.0.2.2 --nqn=nqn.x:y -Q 64 \
+	--keep-alive-tmo 0 -i 0x4 -F 10 -T 0 -D -d -gG || st=1
+same_as_dry_run -n nqn.x:y -t tcp -a 192.0.2.2 -f veth1 -w 192.0.2.1 -W 1 -P 1 \
+	--ctrl-loss-tmo=-1 --reconnect-delay 3 --fast_io_fail_tmo 5 || st=1
+result "connect lines give the option strings of connect --dry-run" $st
+mkdir -p "$TMP/etc-both"
+UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
+echo "nqn.2014-08.org.example:host-a" >"$TMP/etc-both/hostnqn"
+echo "$UUID" >"$TMP/etc-both/hostid"
+conf "$C1"
+NVFAB_ETC_NVME=$TMP/etc-both run config show "$F"
+[ "$RC" = 0 ] && [[ "$OUT" == *" $S1,hostnqn=nqn.2014-08.org.example:host-a,hostid=$UUID" ]]
+result "connect lines take the host identity of /etc/nvme, as connect does" $?
+
+# --- parsing: errors, each with its line --------------------------------------
+bad "unknown directive" "conect -t tcp" "unknown directive 'conect' (expected policy or connect)"
+bad "discovery is reserved" "discovery -t tcp -a 192.0.2.2" \
+	"directive 'discovery' is not supported yet"
+bad "unknown connect option" "$C2 --bogus" "unrecognized or ambiguous option '--bogus'"
+bad "unknown short option" "$C2 -z" "unrecognized option '-z'"
+bad "connect option missing its value" "$C2 -Q" "option '-Q' requires an argument"
+bad "connect option with a bad number" "$C2 -Q 1x" \
+	"expected integer argument for 'queue-size' but got '1x'"
+bad "connect without -n" "connect -t tcp -a 192.0.2.2" \
+	"required argument [--nqn | -n] not specified"
+bad "connect without -a" "connect -t tcp -n $NQN" \
+	"required argument [--traddr | -a] not specified for transport tcp"
+bad "connect with a stray word" "$C2 extra" "unexpected argument 'extra'"
+bad "connect -o is for the command line" "$C2 -o json" \
+	"option '-o/--output-format' is for the command line only"
+bad "connect --dry-run is for the command line" "$C2 --dry-run" \
+	"option '--dry-run' is for the command line only"
+bad "connect -v in a bundle" "$C2 -gv" "option '-v/--verbose' is for the command line only"
+bad "connect --help" "$C2 --help" "option '-h/--help' is for the command line only"
+bad "a comma cannot inject a key" "connect -t tcp -a 192.0.2.2 -n nqn.a,queue_size=8" \
+	"invalid --nqn: must not contain ','"
+bad "a lone hostnqn" "$C2 -q nqn.h:1" "--hostnqn needs --hostid"
+conf "policy $NQN2 iopolicy=numa\n\n# comment\n$C1\n$C1"
+check_err "duplicate controller" 5 \
+	"the controller of line 4 again (same nqn, transport, traddr, host_traddr, host_iface, trsvcid and hostnqn)"
+conf "$C2\n$C1\nconnect -n $NQN -t tcp -s 4420 -a 192.0.2.2 --host-traddr=192.0.2.1 -Q 32"
+check_err "duplicate controller in another spelling and other settings" 3 \
+	"the controller of line 2 again"
+bad "policy without KEY=VALUE" "policy $NQN" \
+	"policy $NQN: no KEY=VALUE (keys: iopolicy, no_path_tmo)"
+bad "policy without NQN" "policy" "policy needs an NQN and KEY=VALUE pairs"
+bad "policy NQN not nqn." "policy array1 iopolicy=numa" \
+	"invalid NQN 'array1': it does not start with \"nqn.\""
+bad "policy NQN with a slash" "policy nqn.a/b iopolicy=numa" "it contains '/'"
+bad "policy NQN of 224 bytes" "policy nqn.$(printf 'a%.0s' $(seq 220)) iopolicy=numa" \
+	"it is longer than 223 bytes"
+bad "policy NQN with a non-ASCII byte" "policy nqn.\303\251 iopolicy=numa" \
+	"it contains a control or non-ASCII byte"
+bad "policy NQN given twice" "policy $NQN2 no_path_tmo=5" \
+	"policy of $NQN2 already given on line 1"
+bad "policy unknown key" "policy $NQN iopolicy=numa no_path=5" \
+	"unknown policy key 'no_path' (keys: iopolicy, no_path_tmo)"
+bad "policy key without value" "policy $NQN iopolicy" "expected KEY=VALUE, got 'iopolicy'"
+bad "policy empty value" "policy $NQN iopolicy=" "empty value for iopolicy"
+bad "policy key twice" "policy $NQN iopolicy=numa iopolicy=round-robin" \
+	"iopolicy given twice"
+bad "policy bad iopolicy" "policy $NQN iopolicy=Round_Robin" \
+	"invalid iopolicy 'Round_Robin': expected a selector name, 1 to 31 of a-z, 0-9 and '-'"
+bad "policy iopolicy of 32 characters" \
+	"policy $NQN iopolicy=abcdefghijklmnopqrstuvwxyz012345" "invalid iopolicy"
+bad "policy no_path_tmo 0" "policy $NQN no_path_tmo=0" \
+	"invalid no_path_tmo '0': expected \"auto\" or 1 to 3600 seconds"
+bad "policy no_path_tmo 3601" "policy $NQN no_path_tmo=3601" "invalid no_path_tmo '3601'"
+bad "policy no_path_tmo with a unit" "policy $NQN no_path_tmo=10s" "invalid no_path_tmo '10s'"
+bad "policy no_path_tmo negative" "policy $NQN no_path_tmo=-1" "invalid no_path_tmo '-1'"
+bad "quotes are refused" "connect -t tcp -a '192.0.2.2' -n $NQN" \
+	"quotes and backslashes are not supported (no value has blanks): ''192.0.2.2''"
+bad "a backslash is refused" "$C2 \\\\" "quotes and backslashes are not supported"
+bad "a control character" "$C2 -n nqn.\001" "control character 0x01 in word"
+bad "a line over 8192 bytes" "# $(printf 'x%.0s' $(seq 8200))" \
+	"line is longer than 8192 bytes"
+printf '%s\n\0\n' "$C1" >"$F"
+check_err "a NUL byte" 2 "contains a NUL byte"
+
+conf "conect\n\n$C1\npolicy $NQN iopolicy=Bad\n# fine\n$C1\ndiscovery"
+run config check "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:1: unknown directive 'conect' (expected policy or connect)
+nvfabctl: config: $F:4: invalid iopolicy 'Bad': expected a selector name, 1 to 31 of a-z, 0-9 and '-'
+nvfabctl: config: $F:6: the controller of line 3 again (same nqn, transport, traddr, host_traddr, host_iface, trsvcid and hostnqn)
+nvfabctl: config: $F:7: directive 'discovery' is not supported yet (reserved for persistent discovery controllers)
+nvfabctl: config: $F: 4 errors" ]
+result "check: every error of the file, each with its line, then the count" $?
+
+# --- the file itself ----------------------------------------------------------
+run config check "$TMP/missing.conf"
+[ "$RC" = 1 ] && [ -z "$OUT" ] &&
+	[ "$ERR" = "nvfabctl: config: cannot open $TMP/missing.conf: No such file or directory" ]
+result "check: a missing file" $?
+run config apply "$TMP/missing.conf"
+[ "$RC" = 1 ] && [[ "$ERR" == *"cannot open $TMP/missing.conf"* ]]
+result "apply: a missing file" $?
+run config check "$TMP"
+[ "$RC" = 1 ] && [ "$ERR" = "nvfabctl: config: cannot read $TMP: Is a directory" ]
+result "check: a directory is not readable as a file" $?
+NVFAB_ETC_NVFAB=$TMP/none run config apply
+[ "$RC" = 1 ] && [ "$ERR" = "nvfabctl: config: cannot open $TMP/none/nvfab.conf: No such file or directory" ]
+result "apply: no default file" $?
+# Root reads any file, so root runs a copy of the tool as nobody here.
+conf "$C1"
+chmod 000 "$F"
+if [ "$(id -u)" = 0 ]; then
+	install -m 755 "$BIN" "$TMP/nvfabctl-copy"
+	chmod 711 "$TMP"
+	RUNAS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	BIN=$TMP/nvfabctl-copy run config check "$F"
+	RUNAS=()
+else
+	run config check "$F"
+fi
+[ "$RC" = 1 ] && [ "$ERR" = "nvfabctl: config: cannot open $F: Permission denied" ]
+result "check: an unreadable file" $?
+chmod 644 "$F"
+
+# --- command line -------------------------------------------------------------
+run config
+result "config without subcommand" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: missing subcommand: check, apply or show" ]; echo $?)"
+run config load "$F"
+result "config with an unknown subcommand" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: unknown subcommand 'load' (check, apply or show)" ]; echo $?)"
+run config check "$F" "$F"
+result "config takes one FILE" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: unexpected argument '$F'" ]; echo $?)"
+run config check --frob
+result "config refuses unknown options" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: unrecognized or ambiguous option '--frob'" ]; echo $?)"
+run config --help
+st=$RC
+for w in check apply show policy connect discovery iopolicy no_path_tmo \
+	/etc/nvfab/nvfab.conf; do
+	echo "$OUT" | grep -q -- "$w" || { ktap_diag "no $w"; st=1; }
+done
+help_config=$OUT
+run help config
+result "config --help documents subcommands and directives; help config too" \
+	"$([ $st = 0 ] && [ "$RC" = 0 ] && [ "$OUT" = "$help_config" ]; echo $?)"
+run help
+result "help lists config" "$(echo "$OUT" | grep -qE '^  config '; echo $?)"
+
+# --- apply and show against fake configfs, sysfs and device -------------------
+CFS=$TMP/cfs
+SYS=$TMP/sys
+DEV=$TMP/dev
+ENTRY=$CFS/nvfab/subsystems/$NQN
+# fresh_cfs: nvfab/ with features and the (pre-made) entry of $NQN, whose
+# attributes are empty files; a plain directory cannot make them on mkdir.
+fresh_cfs() {
+	rm -rf "$CFS"
+	mkdir -p "$ENTRY"
+	echo iopolicy,no_path_tmo >"$CFS/nvfab/features"
+	: >"$ENTRY/iopolicy"
+	: >"$ENTRY/no_path_tmo"
+}
+# mk_ctrl N STATE ADDRESS [SUBSYSNQN]: controller nvfabN as sysfs has it.
+mk_ctrl() {
+	local d=$SYS/devices/virtual/nvfab/nvfab$1
+	mkdir -p "$d" "$SYS/class/nvfab"
+	ln -sfn "../../devices/virtual/nvfab/nvfab$1" "$SYS/class/nvfab/nvfab$1"
+	echo "$2" >"$d/state"
+	echo tcp >"$d/transport"
+	echo "$3" >"$d/address"
+	echo "${4:-$NQN}" >"$d/subsysnqn"
+	echo nqn.2014-08.org.nvmexpress:uuid:$UUID >"$d/hostnqn"
+}
+# prefill LEN REPLY: a device file whose bytes after the first LEN are
+# REPLY; the one write overwrites the first LEN, the read returns REPLY.
+prefill() {
+	{
+		head -c "$1" /dev/zero | tr '\0' '#'
+		printf '%s' "$2"
+	} >"$DEV"
+}
+# snapshot: every file under the fake trees with its content.
+snapshot() {
+	(cd "$TMP" && find cfs sys dev -print 2>/dev/null | sort | while read -r p; do
+		if [ -f "$p" ] && [ ! -L "$p" ]; then
+			echo "$p: $(cat "$p")"
+		else
+			echo "$p"
+		fi
+	done)
+}
+export NVFAB_CONFIGFS=$CFS NVFAB_SYSFS=$SYS NVFAB_FABRICS_DEV=$DEV
+
+fresh_cfs
+mk_ctrl 0 live "traddr=192.0.2.2,trsvcid=4420,host_traddr=192.0.2.1,src_addr=192.0.2.1"
+prefill ${#S2} "instance=3,cntlid=5"$'\n'
+conf "$GOOD\nconnect -t tcp -a 192.0.2.2 -n $NQN -Q 8 -l 60 -z"
+snapshot >"$TMP/before"
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] &&
+	[ "$ERR" = "nvfabctl: config: $F:7: unrecognized option '-z'
+nvfabctl: config: $F: 1 error; nothing was changed" ]
+result "apply: one bad line (the last): the error, nothing done" $?
+snapshot >"$TMP/after"
+result "apply: one bad line: configfs, sysfs and the device unchanged" \
+	"$(cmp -s "$TMP/before" "$TMP/after"; echo $?)"
+
+conf "$GOOD"
+run config show "$F"
+want_show="Line  Directive State    Details
+3     policy    differs  $NQN iopolicy=round-robin no_path_tmo=30
+5     connect   nvfab0   $S1
+6     connect   -        $S2"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "$want_show" ]
+result "show: policy differs, path 1 connected as nvfab0, path 2 not" $?
+result "show changed nothing" "$(snapshot | cmp -s "$TMP/before" -; echo $?)"
+
+run config apply "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "$F:3: policy $NQN: iopolicy=round-robin no_path_tmo=30
+$F:5: already connected: nvfab0
+$F:6: connected nvfab3" ]
+result "apply: the policy, path 1 already connected, path 2 connected" $?
+[ "$(cat "$ENTRY/iopolicy")|$(cat "$ENTRY/no_path_tmo")" = "round-robin|30" ]
+result "apply: the policy is in the configfs entry" $?
+[ "$(head -c ${#S2} "$DEV")" = "$S2" ] && [ "$(cat "$DEV")" = "${S2}instance=3,cntlid=5" ]
+result "apply: the device got path 2's option string, in one write at offset 0" $?
+
+mk_ctrl 3 connecting "traddr=198.51.100.2,trsvcid=4420"
+rm "$DEV"
+snapshot >"$TMP/before"
+run config apply "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "$F:3: policy $NQN: iopolicy=round-robin no_path_tmo=30
+$F:5: already connected: nvfab0
+$F:6: already connected: nvfab3" ]
+result "apply again: both controllers already connected (one connecting), exit 0" $?
+result "apply again: no device opened, configfs the same" \
+	"$(snapshot | cmp -s "$TMP/before" -; echo $?)"
+run config show "$F"
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR > 1 { print $1, $3 }' | tr '\n' ' ')" = \
+	"3 set 5 nvfab0 6 nvfab3 " ]
+result "show: policy set, both controllers connected" $?
+
+# What does not count as connected.
+notconn() { # DESC CONNECT-LINE
+	conf "$2"
+	run config show "$F"
+	result "show: not connected: $1" \
+		"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR == 2 { print $3 }')" = - ]; echo $?)"
+}
+notconn "other host_traddr" "connect -t tcp -a 192.0.2.2 -s 4420 -w 192.0.2.9 -n $NQN"
+notconn "other trsvcid" "connect -t tcp -a 192.0.2.2 -s 4421 -n $NQN"
+notconn "other NQN" "connect -t tcp -a 192.0.2.2 -s 4420 -n $NQN2"
+notconn "other transport" "connect -t rdma -a 192.0.2.2 -s 4420 -n $NQN"
+notconn "other hostnqn" \
+	"connect -t tcp -a 192.0.2.2 -n $NQN -q nqn.2014-08.org.nvmexpress:uuid:0fa85f64-5717-4562-b3fc-2c963f66afa6"
+conf "connect -t tcp -a 192.0.2.2 -n $NQN -q nqn.2014-08.org.nvmexpress:uuid:$UUID"
+run config show "$F"
+result "show: connected: no trsvcid nor host_traddr given, the same hostnqn" \
+	"$([ "$(echo "$OUT" | awk 'NR == 2 { print $3 }')" = nvfab0 ]; echo $?)"
+echo "deleting (no IO)" >"$SYS/devices/virtual/nvfab/nvfab3/state"
+notconn "a controller being deleted" "$C2"
+
+# A live subsystem with another policy: a warning, configfs written anyway.
+sub=$SYS/devices/virtual/nvfab-subsystem/nvfab-subsys0
+mkdir -p "$sub" "$SYS/class/nvfab-subsystem"
+ln -sfn ../../devices/virtual/nvfab-subsystem/nvfab-subsys0 \
+	"$SYS/class/nvfab-subsystem/nvfab-subsys0"
+echo "$NQN" >"$sub/subsysnqn"
+echo numa >"$sub/iopolicy"
+echo 30 >"$sub/no_path_tmo"
+conf "policy $NQN iopolicy=queue-depth no_path_tmo=30"
+run config apply "$F"
+[ "$RC" = 0 ] && [ "$OUT" = "$F:1: policy $NQN: iopolicy=queue-depth no_path_tmo=30" ] &&
+	[ "$ERR" = "nvfabctl: config: $F:1: warning: nvfab-subsys0 exists with iopolicy=numa: the policy applies when it is created again (write $SYS/class/nvfab-subsystem/nvfab-subsys0/iopolicy to change it now)" ] &&
+	[ "$(cat "$ENTRY/iopolicy")" = queue-depth ]
+result "apply: a live subsystem with another iopolicy is named in a warning" $?
+
+# A policy that cannot be written: its new entry is removed again, the
+# connects of its NQN are not tried, the others are.
+fresh_cfs
+rm -rf "$SYS"
+prefill ${#S2} "instance=4,cntlid=1"
+conf "policy $NQN2 iopolicy=numa\n$C2\nconnect -t tcp -a 192.0.2.2 -n $NQN2"
+run config apply "$F"
+[ "$RC" = 1 ] && [ "$OUT" = "$F:2: connected nvfab4" ] &&
+	[ "$ERR" = "nvfabctl: config: $F:1: cannot write 'numa' to $CFS/nvfab/subsystems/$NQN2/iopolicy: No such file or directory
+nvfabctl: config: $F:3: not connected: the policy of $NQN2 (line 1) was not applied
+nvfabctl: config: $F: 2 of 3 directives failed" ]
+result "apply: a failed policy stops the connects of its NQN only, exit 1" $?
+result "apply: the entry it made is removed again" \
+	"$([ ! -e "$CFS/nvfab/subsystems/$NQN2" ] && [ -d "$ENTRY" ]; echo $?)"
+
+# Failed connects are reported per line and do not stop the others.
+rm -f "$DEV"
+conf "$C1\n$C2"
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:1: cannot open $DEV: No such file or directory (is module nvfab-fabrics loaded?)
+nvfabctl: config: $F:2: cannot open $DEV: No such file or directory (is module nvfab-fabrics loaded?)
+nvfabctl: config: $F: 2 of 2 directives failed" ]
+result "apply: each failed connect reported with its line, exit 1" $?
+
+# configfs missing or older than the file: nothing is written.
+conf "$GOOD"
+rm -rf "$CFS"
+snapshot >"$TMP/before"
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F: no $CFS/nvfab (is module nvfab-core loaded and configfs mounted?)
+nvfabctl: config: $F: nothing was changed" ]
+result "apply: no configfs nvfab/: an error, nothing changed" $?
+result "apply: no configfs nvfab/: the device untouched" \
+	"$(snapshot | cmp -s "$TMP/before" -; echo $?)"
+run config show "$F"
+result "show: no configfs nvfab/: policy state unknown" \
+	"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR == 2 { print $3 }')" = unknown ]; echo $?)"
+fresh_cfs
+echo iopolicy >"$CFS/nvfab/features"
+snapshot >"$TMP/before"
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:3: this nvfab-core has no configfs attribute 'no_path_tmo' ($CFS/nvfab/features: 'iopolicy')
+nvfabctl: config: $F: nothing was changed" ]
+result "apply: an attribute missing from features: an error, nothing changed" $?
+result "apply: features: configfs and the device untouched" \
+	"$(snapshot | cmp -s "$TMP/before" -; echo $?)"
+rm -rf "$CFS"
+prefill ${#S1} "instance=9,cntlid=2"
+conf "# connects only\n$C1"
+run config apply "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "$F:2: connected nvfab9" ]
+result "apply: a file without policies needs no configfs" $?
+conf "# nothing"
+run config apply "$F"
+result "apply: a file without directives does nothing, exit 0" \
+	"$([ "$RC" = 0 ] && [ -z "$OUT" ] && [ -z "$ERR" ]; echo $?)"
+
+ktap_finish
