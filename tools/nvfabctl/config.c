@@ -140,7 +140,7 @@ static bool nvf_pol_no_path_tmo(const char *val, char *canon)
 	long v;
 
 	if (!strcmp(val, "auto")) {
-		strcpy(canon, "auto");
+		snprintf(canon, NVF_POL_VAL_MAX, "auto");
 		return true;
 	}
 	if (!len || strspn(val, "0123456789") != len)
