@@ -127,6 +127,12 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_list,		nvf_list_usage },
 	{ "list-subsys",	"list subsystems, their controllers and paths",
 	  nvf_list_subsys,	nvf_list_subsys_usage },
+	{ "show-topology",	"show subsystems, namespaces and their paths",
+	  nvf_show_topology,	nvf_show_topology_usage },
+	{ "gen-hostnqn",	"print a new host NQN",
+	  nvf_gen_hostnqn,	nvf_gen_hostnqn_usage },
+	{ "show-hostnqn",	"print the host NQN connect uses",
+	  nvf_show_hostnqn,	nvf_show_hostnqn_usage },
 };
 
 static const struct nvf_cmd *nvf_find_cmd(const char *name)
