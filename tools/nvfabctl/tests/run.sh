@@ -110,7 +110,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 206
+ktap_set_plan 226
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -1200,6 +1200,94 @@ NVFAB_FABRICS_DEV=$DEV expect_err "a refused duplicate is not written to the dev
 	"already connected: nvfab0 $ALREADY" connect "${B[@]}"
 result "the device was not touched" "$([ "$(cat "$DEV")" = untouched ]; echo $?)"
 export NVFAB_ETC_NVME=$TMP/etc-empty
+
+
+# --- bash completion ------------------------------------------------------------
+COMP=$TOOLDIR/completion/nvfabctl.bash
+bash -n "$COMP" 2>"$TMP/bashn"
+result "completion: bash -n" "$(st=$?; [ -s "$TMP/bashn" ] && sed 's/^/# /' "$TMP/bashn"; echo $st)"
+# complete WORD...: what the completion offers for "WORD... <TAB>", the
+# last WORD being the one completed (split at ':' and '=' as bash does).
+complete_words() {
+	bash -c '
+. "$1"
+shift
+COMP_WORDS=("$@")
+COMP_CWORD=$(($# - 1))
+COMP_WORDBREAKS=" \"'"'"'><=;|&(:"
+_nvfabctl
+[ "${#COMPREPLY[@]}" = 0 ] || printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$@" 2>&1 |
+		sort | tr '\n' ' '
+}
+complete_is() { # DESC WANT WORD...
+	local desc=$1 want=$2 got
+	shift 2
+	got=$(complete_words "$@")
+	[ "$got" = "$want" ] || ktap_diag "got: $got"
+	result "completion: $desc" "$([ "$got" = "$want" ]; echo $?)"
+}
+bash -c '. "$1"; complete -p nvfabctl' _ "$COMP" >"$TMP/cp" 2>&1
+result "completion: sourcing it registers _nvfabctl for nvfabctl" \
+	"$([ "$(cat "$TMP/cp")" = "complete -F _nvfabctl nvfabctl" ]; echo $?)"
+run help
+cmds="$(echo "$OUT" | awk '/^  [a-z]/ { print $1 }' | sort | tr '\n' ' ')"
+complete_is "every command of help, and only those" "$cmds" nvfabctl ""
+complete_is "a command prefix" "show-hostnqn show-topology " nvfabctl sh
+st=0
+for v in connect disconnect disconnect-all list list-subsys show-topology \
+	gen-hostnqn show-hostnqn; do
+	want=$("$BIN" "$v" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z_-]+' |
+		grep -oE -- '--[a-z_-]+$' | sort | tr '\n' ' ')
+	got=$(complete_words nvfabctl "$v" --)
+	[ "$got" = "$want" ] || { ktap_diag "$v: got '$got', --help has '$want'"; st=1; }
+done
+result "completion: each command's long options are those its --help lists" $st
+complete_is "short options too" "--help --output-format --ranking --verbose -h -o -r -v " \
+	nvfabctl show-topology -
+complete_is "-o values" "json normal " nvfabctl list -o ""
+complete_is "--output-format=VALUE" "json " nvfabctl list-subsys --output-format = j
+complete_is "--output-format= with nothing yet" "json normal " \
+	nvfabctl show-topology --output-format =
+complete_is "show-topology -r values" "ctrl multipath namespace " \
+	nvfabctl show-topology -r ""
+complete_is "connect -t values" "loop rdma tcp " nvfabctl connect -t ""
+complete_is "no guess for a connect value" "" nvfabctl connect -a ""
+NVFAB_SYSFS=$SYS complete_is "disconnect -d: controllers from sysfs" \
+	"nvfab1 nvfab10 " nvfabctl disconnect -d nvfab1
+NVFAB_SYSFS=$DUP complete_is "disconnect -n: subsystem NQNs from sysfs, each once" \
+	"nqn.x:y " nvfabctl disconnect -n ""
+NVFAB_SYSFS=$MP complete_is "disconnect -n: an NQN split at its colon" \
+	"mp-a " nvfabctl disconnect --nqn = nqn.2014-08.org.example : mp-
+NVFAB_SYSFS=$MP complete_is "list-subsys: devices from sysfs" \
+	"nvfab-subsys10 nvfab-subsys2 " nvfabctl list-subsys nvfab-s
+complete_is "help: commands" "list list-subsys " nvfabctl help li
+
+# --- make install, uninstall ------------------------------------------------------
+DEST=$TMP/dest
+make -s -C "$TOOLDIR" install DESTDIR="$DEST" >"$TMP/inst.log" 2>&1
+st=$?
+for f in usr/local/sbin/nvfabctl:755 usr/local/share/man/man8/nvfabctl.8:644 \
+	usr/local/share/bash-completion/completions/nvfabctl:644; do
+	[ "$(stat -c %a "$DEST/${f%:*}" 2>/dev/null)" = "${f#*:}" ] ||
+		{ ktap_diag "${f%:*}: not there with mode ${f#*:}"; st=1; }
+done
+cmp -s "$DEST/usr/local/share/man/man8/nvfabctl.8" "$REPO/Documentation/nvfabctl.8" &&
+	cmp -s "$DEST/usr/local/share/bash-completion/completions/nvfabctl" "$COMP" &&
+	[ "$("$DEST/usr/local/sbin/nvfabctl" version)" = "nvfabctl version $(cat "$REPO/VERSION")" ] ||
+	st=1
+[ "$(find "$DEST" -type f | wc -l)" = 3 ] || st=1
+[ $st = 0 ] || sed 's/^/# /' "$TMP/inst.log"
+result "make install DESTDIR: binary, man page, completion under /usr/local" $st
+make -s -C "$TOOLDIR" uninstall DESTDIR="$DEST" >"$TMP/inst.log" 2>&1
+result "make uninstall removes them" \
+	"$([ $? = 0 ] && [ "$(find "$DEST" -type f | wc -l)" = 0 ]; echo $?)"
+make -s -C "$TOOLDIR" install DESTDIR="$DEST" PREFIX=/usr >"$TMP/inst.log" 2>&1
+[ $? = 0 ] && [ -x "$DEST/usr/sbin/nvfabctl" ] &&
+	[ -f "$DEST/usr/share/man/man8/nvfabctl.8" ] &&
+	[ -f "$DEST/usr/share/bash-completion/completions/nvfabctl" ] &&
+	make -s -C "$TOOLDIR" uninstall DESTDIR="$DEST" PREFIX=/usr >>"$TMP/inst.log" 2>&1 &&
+	[ "$(find "$DEST" -type f | wc -l)" = 0 ]
+result "PREFIX=/usr: install and uninstall there" $?
 
 export NVFAB_SYSFS=$SYS
 
