@@ -13,6 +13,11 @@
  *
  * The string goes to the device in one write(2) on a fresh descriptor; the
  * same descriptor then reads back "instance=N,cntlid=M".
+ *
+ * As nvme-cli does, a connect that would make a controller sysfs already
+ * has (nvf_ctrl_matches()) is refused as "already connected" unless
+ * -D/--duplicate-connect is given; and nvme-cli's TLS and DH-HMAC-CHAP
+ * options are refused as "not supported yet", with their own exit status.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,8 @@
  * output-format parsing.
  *
  * Errors follow one shape, "nvfabctl: <verb>: <reason>", on one line of
- * stderr, and every failure exits with status 1, as nvme-cli does.
+ * stderr, and every failure exits with status 1, but for an nvme-cli
+ * option whose feature nvfab does not have yet (NVF_EXIT_UNSUPPORTED).
  */
 #include <errno.h>
 #include <limits.h>

@@ -17,6 +17,11 @@
  * controller is the C of its name. Whatever is missing or unreadable is
  * NULL or -1 in the result; only a subsystem class that cannot be listed
  * and running out of memory are errors.
+ *
+ * Also shared by list-subsys, show-topology and list -v: picking the
+ * subsystem that holds a device named on the command line, and grouping
+ * controllers (and so subsystems and paths) by host as nvme-cli does, by
+ * the (hostnqn, hostid) pair of each controller.
  */
 #include <dirent.h>
 #include <errno.h>
