@@ -91,8 +91,11 @@ int ioctl(int fd, unsigned long req, ...)
 		return 1;
 
 	cmd = arg;
-	sscanf(spec, "%llu,%llu,%u,%u,%u", &nsze, &nuse, &lbads, &flbas,
-	       &nlbaf);
+	if (sscanf(spec, "%llu,%llu,%u,%u,%u", &nsze, &nuse, &lbads, &flbas,
+		   &nlbaf) < 3) {
+		errno = EINVAL;
+		return -1;
+	}
 	log = getenv("NVFAB_FAKE_WRITE_LOG");
 	if (log) {
 		lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
