@@ -1,23 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# nvfabctl against the real /dev/nvfab-fabrics and sysfs, with no transport
-# registered: connect fails with the errno the kernel gives and a message
-# that says why; list and disconnect handle "no controllers"; nothing is
-# left behind and the kernel log stays clean.
+# nvfabctl against the real /dev/nvfab-fabrics and sysfs. First with no
+# transport registered: connect fails with the errno the kernel gives and
+# a message that says why; list and disconnect handle "no controllers".
+# Then against nvmet over NVMe/TCP: a second identical connect is refused
+# unless -D; show-topology, list and list-subsys -o json parse and have
+# nvme-cli's members (tools/nvfabctl/tests/fixtures); disconnect -n counts
+# the controllers, and 0 when repeated. Nothing is left behind and the
+# kernel log stays clean.
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tcp_lib.sh"
 
-BIN="$(cd "$(dirname "$0")" && pwd)/../../tools/nvfabctl/nvfabctl"
+BIN="$REPO/tools/nvfabctl/nvfabctl"
+KEYS="$REPO/tools/nvfabctl/tests/json_keys.py"
+FIX="$REPO/tools/nvfabctl/tests/fixtures"
 NQN=nqn.2014-08.org.example:nvfabctl
 UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
 TMP=
 
 cleanup() {
-	nvfab_unload nvfab-fabrics nvfab-core >/dev/null 2>&1
+	nvfab_tcp_cleanup
 	[ -z "$TMP" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
+trap 'exit 1' TERM INT	# the runner's timeout: still clean up
 
 require_root
 [ -x "$BIN" ] || ksft_skip_all "nvfabctl not built (make -C tools/nvfabctl)"
@@ -26,8 +34,8 @@ mkdir -p "$TMP/etc-empty" "$TMP/etc-both"
 echo "nqn.2014-08.org.nvmexpress:uuid:$UUID" >"$TMP/etc-both/hostnqn"
 echo "$UUID" >"$TMP/etc-both/hostid"
 # The real device and sysfs; the host identity under test's control.
-unset NVFAB_FABRICS_DEV NVFAB_SYSFS
-export NVFAB_ETC_NVME=$TMP/etc-empty
+unset NVFAB_FABRICS_DEV NVFAB_SYSFS NVFAB_DEV_DIR
+export NVFAB_ETC_NVME=$TMP/etc-both
 
 # The connects must find no transport: tcp while module nvfab-tcp is
 # neither loaded nor installed, else a name that no module has.
@@ -37,13 +45,15 @@ if nvfab_mod_loaded nvfab-tcp || modprobe -n -q nvfab-tcp 2>/dev/null; then
 fi
 CONNECT=(connect -t "$T" -a 192.0.2.2 -s 4420 -n "$NQN")
 
-# run ARGS...: sets RC, OUT, ERR.
+# run ARGS...: sets RC, OUT, ERR; stdout stays in $TMP/out.
 run() {
 	"$BIN" "$@" >"$TMP/out" 2>"$TMP/err"
 	RC=$?
 	OUT=$(cat "$TMP/out")
 	ERR=$(cat "$TMP/err")
-	ktap_diag "nvfabctl $* -> rc=$RC${OUT:+ out: $OUT}${ERR:+ err: $ERR}"
+	ktap_diag "nvfabctl $* -> rc=$RC"
+	sed -n '1,12s/^/# out: /p' "$TMP/out"
+	sed 's/^/# err: /' "$TMP/err"
 }
 
 # One stderr line "nvfabctl: VERB: ...TEXT...", exit status 1, no stdout.
@@ -62,8 +72,14 @@ no_fabrics_log_since() {
 	! dmesg_since "$1" | grep -q 'nvfab_fabrics:'
 }
 
+# json_has FIXTURE: $TMP/out has every member nvme-cli's FIXTURE has.
+json_has() {
+	python3 "$KEYS" "$FIX/$1" "$TMP/out" | sed 's/^/# /'
+	[ "${PIPESTATUS[0]}" = 0 ]
+}
+
 ktap_header
-ktap_set_plan 17
+ktap_set_plan 37
 ktap_diag "transport under test: $T"
 
 nvfab_load nvfab-core nvfab-fabrics || {
@@ -94,26 +110,145 @@ ktap_check "the parser logged nothing but the missing transport" \
 	test "$(dmesg_since "$mark" | grep 'nvfab_fabrics:' | grep -vc "no transport '$T'")" = 0
 
 mark=$(dmesg_mark)
-run "${CONNECT[@]}" -q nqn.2014-08.org.example:lonely
+NVFAB_ETC_NVME=$TMP/etc-empty run "${CONNECT[@]}" -q nqn.2014-08.org.example:lonely
 ktap_check "a lone --hostnqn is refused before the kernel" failed_with connect \
 	"--hostnqn needs --hostid"
 ktap_check "nothing was written to the device" no_fabrics_log_since "$mark"
 
+NVFAB_ETC_NVME=$TMP/etc-empty run "${CONNECT[@]}"
+warned_noid() {
+	[ "$RC" = 1 ] && [ "$(grep -c 'host ACLs on the target will break after a reload; fix: nvfabctl gen-hostnqn > ' "$TMP/err")" = 1 ]
+}
+ktap_check "no host identity: a warning that ACLs break after a reload, and the fix" \
+	warned_noid
+
 run list
 ktap_check "list without controllers prints nothing" succeeded_with ""
 run list -o json
-ktap_check "list -o json without controllers prints []" succeeded_with "[]"
+ktap_check "list -o json without controllers: no Devices" succeeded_with '{
+  "Devices": []
+}'
 
 run disconnect -d nvfab99
 ktap_check "disconnect -d nvfab99 fails cleanly" failed_with disconnect \
 	"no such controller: nvfab99"
 run disconnect -n "$NQN"
-ktap_check "disconnect -n of an unknown NQN fails cleanly" failed_with disconnect \
-	"no controller with subsysnqn '$NQN'"
+ktap_check "disconnect -n of an NQN without controllers: 0, success" \
+	succeeded_with "NQN:$NQN disconnected 0 controller(s)"
 run disconnect-all
 ktap_check "disconnect-all without controllers succeeds" succeeded_with ""
 
 ktap_check "refcnt back to 0" test "$(nvfab_refcnt nvfab-fabrics)" = 0
 ktap_check "modules unload" nvfab_unload nvfab-fabrics nvfab-core
+
+# --- against nvmet over NVMe/TCP ---------------------------------------------
+HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:$UUID
+TCP=(connect -t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID"
+	-w "$(topo_host_addr 1)" -n "$NVMET_NQN")
+target_up() {
+	topo_up 1 && nvmet_setup 1 && nvfab_load nvfab-core nvfab-fabrics nvfab-tcp
+}
+# connected: the last run printed a new controller nvfabN and nothing else.
+connected() { [ "$RC" = 0 ] && [[ "$OUT" =~ ^nvfab[0-9]+$ ]] && [ -z "$ERR" ]; }
+ctrl_live() { test "$(cat "/sys/class/nvfab/$1/state" 2>/dev/null)" = live; }
+ready() { # CTRL: live, and the heads of NSIDs 1 and 2 have their nodes
+	ctrl_live "$1" && nvfab_head_ready "/sys/class/nvfab/$1" 1 &&
+		nvfab_head_ready "/sys/class/nvfab/$1" 2
+}
+refused_early() { # still one controller, and the kernel saw nothing
+	test "$(nvfab_ctrl_count)" = 1 && no_fabrics_log_since "$mark"
+}
+paths4() { # both controllers are paths of both namespaces
+	local n=0 d
+	for d in /sys/block/nvfab*c*n*; do
+		[ -e "$d" ] && n=$((n + 1))
+	done
+	[ "$n" = 4 ]
+}
+ktap_check "target up, nvfab-tcp loaded" target_up
+run "${TCP[@]}"
+C1=$OUT
+ktap_check "connect prints the new controller" connected
+busywait 20000 ready "$C1"
+ktap_check "$C1 live with namespaces 1 and 2" ready "$C1"
+
+mark=$(dmesg_mark)
+run "${TCP[@]}"
+ktap_check "the same connect again: already connected" failed_with connect \
+	"already connected: $C1 (--duplicate-connect to connect again)"
+ktap_check "... refused before the kernel: still one controller" refused_early
+run "${TCP[@]}" -D
+C2=$OUT
+ktap_check "-D connects a second controller" connected
+busywait 20000 ctrl_live "$C2"
+busywait 20000 paths4
+second_path() { test "$C2" != "$C1" && ctrl_live "$C2" && paths4; }
+ktap_check "$C2 live, both controllers paths of both namespaces" second_path
+
+run show-topology -o json
+ktap_check "show-topology -o json: one host (our identity), the subsystem, NSIDs 1 and 2, each through $C1 and $C2 as sysfs says" \
+	python3 -c '
+import json, sys
+hostnqn, uuid, nqn, c1, c2 = sys.argv[1:6]
+d = json.load(open(sys.argv[6]))
+subs = d[0]["Subsystems"]
+ns = subs[0]["Namespaces"]
+def sysfs(p, a):
+    return open("/sys/block/%s/%s" % (p, a)).read().strip()
+ok = (len(d) == 1 and d[0]["HostNQN"] == hostnqn and d[0]["HostID"] == uuid and
+      len(subs) == 1 and subs[0]["NQN"] == nqn and
+      sorted(n["NSID"] for n in ns) == [1, 2] and
+      all(sorted(p["Name"] for p in n["Paths"]) == sorted([c1, c2]) and
+          all(p["State"] == "live" and p["Transport"] == "tcp" and
+              p["Controller"][0]["Name"] == p["Name"] and
+              p["ANAState"] == sysfs(p["Path"], "ana_state") for p in n["Paths"])
+          for n in ns))
+sys.exit(0 if ok else 1)' "$HOSTNQN" "$UUID" "$NVMET_NQN" "$C1" "$C2" "$TMP/out"
+ktap_check "show-topology -o json has nvme-cli 2.3's members" \
+	json_has nvme-cli-show-topology-2.3.json
+ktap_check "show-topology -o json has later nvme-cli 2.x's members" \
+	json_has nvme-cli-show-topology.json
+run show-topology
+topo_layout() {
+	[ "$RC" = 0 ] && grep -qx " +- ns 1" "$TMP/out" &&
+		grep -q "^  +- $C1 tcp traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID" "$TMP/out"
+}
+ktap_check "show-topology: nvme-cli's layout" topo_layout
+
+run list -o json
+ktap_check "list -o json: nvme-cli's members for both namespaces, sizes from Identify" \
+	python3 -c '
+import json, os, stat, sys
+d = json.load(open(sys.argv[1]))["Devices"]
+keys = {"NameSpace", "DevicePath", "GenericPath", "Firmware", "ModelNumber",
+        "SerialNumber", "UsedBytes", "MaximumLBA", "PhysicalSize", "SectorSize"}
+def size(x):
+    n = x["DevicePath"][5:]
+    return int(open("/sys/block/%s/size" % n).read()) * 512
+ok = (len(d) == 2 and all(keys <= set(x) for x in d) and
+      sorted(x["NameSpace"] for x in d) == [1, 2] and
+      all(stat.S_ISBLK(os.stat(x["DevicePath"]).st_mode) and
+          x["ModelNumber"] == "nvfab-nvmet" and x["SectorSize"] == 4096 and
+          isinstance(x["UsedBytes"], int) and x["PhysicalSize"] == size(x) and
+          x["MaximumLBA"] * 4096 == size(x) for x in d))
+sys.exit(0 if ok else 1)' "$TMP/out"
+ktap_check "list -o json has nvme-cli's members" json_has nvme-cli-list.json
+run list -v -o json
+ktap_check "list -v -o json has nvme-cli's members" json_has nvme-cli-list-verbose.json
+run list-subsys -o json
+ktap_check "list-subsys -o json has nvme-cli's members" json_has nvme-cli-list-subsys.json
+
+run disconnect -n "$NVMET_NQN"
+ktap_check "disconnect -n: both controllers" \
+	succeeded_with "NQN:$NVMET_NQN disconnected 2 controller(s)"
+no_ctrls() { test "$(nvfab_ctrl_count)" = 0; }
+busywait 30000 no_ctrls
+ktap_check "no controller left" no_ctrls
+run disconnect -n "$NVMET_NQN"
+ktap_check "disconnect -n again: 0 controller(s), success" \
+	succeeded_with "NQN:$NVMET_NQN disconnected 0 controller(s)"
+ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core
+topo_cleanup >/dev/null 2>&1
+
 ktap_check "kernel log clean" dmesg_clean_since_canary
 ktap_finish

@@ -746,6 +746,9 @@ step1() {
 }
 
 # The JSON check of step 2: ARGS: FILE NQN IOPOLICY CTRL=ANA,...
+# list-subsys -o json is nvme-cli's: hosts, their subsystems (Name, NQN,
+# Paths: one per controller), plus nvfab's IOPolicy and Namespaces, each
+# with its Paths (Name: the controller, ANAState).
 LIST_SUBSYS_CHECK='
 import json
 import sys
@@ -757,26 +760,27 @@ try:
 except ValueError as e:
     print("not JSON: %s" % e)
     sys.exit(1)
-subs = [s for s in doc.get("subsystems") or [] if s.get("nqn") == nqn]
+subs = [s for h in doc for s in h.get("Subsystems") or []
+        if s.get("NQN") == nqn]
 if len(subs) != 1:
     print("%d subsystems with NQN %s" % (len(subs), nqn))
     sys.exit(1)
 s = subs[0]
 bad = []
-if s.get("iopolicy") != policy:
-    bad.append("iopolicy %r, expected %r" % (s.get("iopolicy"), policy))
-states = {c.get("name"): c.get("state") for c in s.get("controllers") or []}
+if s.get("IOPolicy") != policy:
+    bad.append("IOPolicy %r, expected %r" % (s.get("IOPolicy"), policy))
+states = {c.get("Name"): c.get("State") for c in s.get("Paths") or []}
 for c in sorted(want):
     if states.get(c) != "live":
         bad.append("controller %s is %r" % (c, states.get(c)))
-nss = s.get("namespaces") or []
-nsids = sorted(n.get("nsid") or 0 for n in nss)
+nss = s.get("Namespaces") or []
+nsids = sorted(n.get("NSID") or 0 for n in nss)
 if nsids != [1, 2]:
     bad.append("namespaces %r, expected [1, 2]" % nsids)
 for n in nss:
-    got = {p.get("controller"): p.get("ana_state") for p in n.get("paths") or []}
+    got = {p.get("Name"): p.get("ANAState") for p in n.get("Paths") or []}
     if got != want:
-        bad.append("nsid %s paths %r, expected %r" % (n.get("nsid"), got, want))
+        bad.append("nsid %s paths %r, expected %r" % (n.get("NSID"), got, want))
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

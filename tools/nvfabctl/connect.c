@@ -13,6 +13,11 @@
  *
  * The string goes to the device in one write(2) on a fresh descriptor; the
  * same descriptor then reads back "instance=N,cntlid=M".
+ *
+ * As nvme-cli does, a connect that would make a controller sysfs already
+ * has (nvf_ctrl_matches()) is refused as "already connected" unless
+ * -D/--duplicate-connect is given; and nvme-cli's TLS and DH-HMAC-CHAP
+ * options are refused as "not supported yet", with their own exit status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +31,7 @@
 /* The longest option string /dev/nvfab-fabrics accepts, in bytes. */
 #define NVF_OPTS_MAX		4096
 #define NVF_FABRICS_DEV		"/dev/nvfab-fabrics"
-#define NVF_ETC_NVME		"/etc/nvme"
-#define NVF_UUID_LEN		36
+#define NVF_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
 
 /* Integer options, in the order their keys go into the option string. */
 enum {
@@ -117,8 +121,27 @@ struct nvf_connect_cfg {
 	enum nvf_format	fmt;
 };
 
+/*
+ * nvme-cli's options for what nvfab does not have yet: refused with their
+ * own exit status, NVF_EXIT_UNSUPPORTED, not as unknown options.
+ */
+static const struct {
+	int		opt;
+	const char	*name;
+	const char	*feature;
+} nvf_unsupported_opts[] = {
+	{ 'S',			"dhchap-secret",	"DH-HMAC-CHAP authentication" },
+	{ 'C',			"dhchap-ctrl-secret",	"DH-HMAC-CHAP authentication" },
+	{ NVF_OPT_TLS,		"tls",			"NVMe/TCP TLS" },
+	{ NVF_OPT_TLS_KEY,	"tls-key",		"NVMe/TCP TLS" },
+	{ NVF_OPT_TLS_KEY_IDENTITY, "tls-key-identity",	"NVMe/TCP TLS" },
+	{ NVF_OPT_TLS_KEY_LEGACY, "tls_key",		"NVMe/TCP TLS" },
+	{ NVF_OPT_KEYRING,	"keyring",		"NVMe/TCP TLS" },
+	{ NVF_OPT_CONCAT,	"concat",		"secure channel concatenation (TLS)" },
+};
+
 static const char nvf_connect_shortopts[] =
-	":t:a:s:w:f:q:I:n:i:W:P:Q:k:c:l:F:T:DdgGo:vh";
+	":t:a:s:w:f:q:I:n:i:W:P:Q:k:c:l:F:T:DdgGo:vhS:C:";
 
 static const struct option nvf_connect_longopts[] = {
 	{ "transport",		required_argument,	NULL, 't' },
@@ -146,6 +169,16 @@ static const struct option nvf_connect_longopts[] = {
 	{ "dry-run",		no_argument,		NULL, NVF_OPT_DRY_RUN },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
+	{ "dhchap-secret",	required_argument,	NULL, 'S' },
+	{ "dhchap-ctrl-secret",	required_argument,	NULL, 'C' },
+	{ "tls",		no_argument,		NULL, NVF_OPT_TLS },
+	{ "tls-key",		required_argument,	NULL, NVF_OPT_TLS_KEY },
+	{ "tls-key-identity",	required_argument,	NULL,
+	  NVF_OPT_TLS_KEY_IDENTITY },
+	{ "tls_key",		required_argument,	NULL,
+	  NVF_OPT_TLS_KEY_LEGACY },
+	{ "keyring",		required_argument,	NULL, NVF_OPT_KEYRING },
+	{ "concat",		no_argument,		NULL, NVF_OPT_CONCAT },
 	{ NULL,			0,			NULL, 0 }
 };
 
@@ -173,14 +206,19 @@ void nvf_connect_usage(FILE *f)
 		"  -l, --ctrl-loss-tmo=NUM     controller loss timeout, seconds\n"
 		"  -F, --fast_io_fail_tmo=NUM  fast I/O fail timeout, seconds\n"
 		"  -T, --tos=NUM               IP type of service\n"
-		"  -D, --duplicate-connect     allow a duplicate connection\n"
+		"  -D, --duplicate-connect     connect even if a controller with the same\n"
+		"                              transport, addresses, NQN and host exists\n"
 		"  -d, --disable-sqflow        disable SQ flow control\n"
 		"  -g, --hdr-digest            NVMe/TCP header digest\n"
 		"  -G, --data-digest           NVMe/TCP data digest\n"
 		"  -o, --output-format=FMT     normal or json\n"
 		"      --dry-run               print the option string, do not connect\n"
 		"  -v, --verbose               print the option string to stderr\n"
-		"  -h, --help                  show this help\n");
+		"  -h, --help                  show this help\n"
+		"\n"
+		"Not supported yet (exit status %d): -S, --dhchap-secret,\n"
+		"-C, --dhchap-ctrl-secret, --tls, --tls-key, --tls-key-identity,\n"
+		"--tls_key, --keyring, --concat.\n", NVF_EXIT_UNSUPPORTED);
 }
 
 /* A growing string buffer. */
@@ -224,23 +262,6 @@ static void nvf_sbuf_opt(struct nvf_sbuf *b, const char *key,
 	}
 }
 
-static bool nvf_uuid_valid(const char *s)
-{
-	int i;
-
-	if (strlen(s) != NVF_UUID_LEN)
-		return false;
-	for (i = 0; i < NVF_UUID_LEN; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return false;
-		} else if (!strchr("0123456789abcdefABCDEF", s[i])) {
-			return false;
-		}
-	}
-	return true;
-}
-
 /*
  * A value goes into a comma-separated string: refuse what would end it
  * early or inject another key (',', newline), other control characters and
@@ -264,28 +285,6 @@ static int nvf_check_value(const char *name, const char *val)
 	return 0;
 }
 
-/* The first line of <etc>/@file, trimmed, malloc'ed; NULL if none. */
-static char *nvf_etc_read(const char *etc, const char *file)
-{
-	char path[4096], line[512], *s, *end;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", etc, file);
-	f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	s = fgets(line, sizeof(line), f);
-	fclose(f);
-	if (!s)
-		return NULL;
-	s += strspn(s, " \t");
-	end = s + strlen(s);
-	while (end > s && strchr(" \t\r\n", end[-1]))
-		end--;
-	*end = '\0';
-	return *s ? strdup(s) : NULL;
-}
-
 /*
  * Settle the host identity: the kernel refuses a hostnqn paired with its
  * default hostid and the other way round, so pass both or neither.
@@ -294,22 +293,21 @@ static char *nvf_etc_read(const char *etc, const char *file)
  * $NVFAB_ETC_NVME (default /etc/nvme). If only a hostnqn results and it
  * ends in ":uuid:<UUID>", as nvme gen-hostnqn makes it, the hostid is that
  * UUID. Otherwise a lone value given on the command line is an error, and
- * a lone value from a file is ignored with a warning.
+ * a lone value from a file is ignored with a warning. Ending with no
+ * identity at all, the kernel's random per-load one, is warned about.
  */
 static int nvf_host_identity(struct nvf_connect_cfg *cfg)
 {
-	const char *etc = getenv("NVFAB_ETC_NVME");
+	const char *etc = nvf_etc_dir();
 	const char **nqn = &cfg->str[NVF_STR_HOSTNQN];
 	const char **id = &cfg->str[NVF_STR_HOSTID];
 	bool nqn_user = *nqn, id_user = *id;
 	const char *u;
 
-	if (!etc || !*etc)
-		etc = NVF_ETC_NVME;
 	if (!*nqn)
-		*nqn = cfg->host_buf[0] = nvf_etc_read(etc, "hostnqn");
+		*nqn = cfg->host_buf[0] = nvf_etc_read("hostnqn");
 	if (!*id)
-		*id = cfg->host_buf[1] = nvf_etc_read(etc, "hostid");
+		*id = cfg->host_buf[1] = nvf_etc_read("hostid");
 
 	if (*nqn && !*id) {
 		u = strstr(*nqn, ":uuid:");
@@ -341,6 +339,8 @@ static int nvf_host_identity(struct nvf_connect_cfg *cfg)
 			nvf_err("invalid host ID in %s/hostid: not a UUID", etc);
 		return -1;
 	}
+	if (!*nqn)
+		nvf_warn_no_host_identity();
 	return 0;
 }
 
@@ -398,12 +398,24 @@ static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 	return 0;
 }
 
-/* Store option @c with argument @arg. Return: 1 if @c is none of ours. */
+/*
+ * Store option @c with argument @arg. Return: 0, NVF_EXIT_UNSUPPORTED for
+ * a feature nvfab lacks, NVF_EXIT_FAIL for a bad value or an option that
+ * is none of ours (both reported).
+ */
 static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 			   const char *arg)
 {
-	int i;
+	size_t i;
 
+	for (i = 0; i < ARRAY_SIZE(nvf_unsupported_opts); i++) {
+		if (nvf_unsupported_opts[i].opt == c) {
+			nvf_err("%s is not supported yet by nvfab (--%s)",
+				nvf_unsupported_opts[i].feature,
+				nvf_unsupported_opts[i].name);
+			return NVF_EXIT_UNSUPPORTED;
+		}
+	}
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
 		if (nvf_str_opts[i].opt == c) {
 			cfg->str[i] = arg;
@@ -413,8 +425,10 @@ static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
 		if (nvf_int_opts[i].opt == c) {
 			cfg->int_set[i] = true;
-			return nvf_parse_int(nvf_int_opts[i].name, arg,
-					     &cfg->int_val[i]);
+			if (nvf_parse_int(nvf_int_opts[i].name, arg,
+					  &cfg->int_val[i]))
+				return NVF_EXIT_FAIL;
+			return 0;
 		}
 	}
 	for (i = 0; i < NVF_NR_FLAG_OPTS; i++) {
@@ -423,7 +437,119 @@ static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 			return 0;
 		}
 	}
-	return 1;
+	return NVF_EXIT_FAIL;
+}
+
+/* The value of @key in a controller's "k=v,k=v" address; NULL if none. */
+static char *nvf_addr_get(const char *addr, const char *key)
+{
+	size_t klen = strlen(key), len;
+	const char *p = addr;
+
+	while (p && *p) {
+		len = strcspn(p, ",");
+		if (len > klen && !strncmp(p, key, klen) && p[klen] == '=')
+			return strndup(p + klen + 1, len - klen - 1);
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* @a and @b equal, both NULL counting as equal. */
+static bool nvf_same(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/*
+ * The trsvcid the kernel fills in when none is given (as nvme-cli reckons
+ * it), or NULL when it does not know one for the transport.
+ */
+static const char *nvf_default_trsvcid(const struct nvf_connect_cfg *cfg)
+{
+	const char *t = cfg->str[NVF_STR_TRANSPORT];
+	bool disc = !strcmp(cfg->str[NVF_STR_NQN], NVF_DISC_NQN);
+
+	if (!strcmp(t, "tcp"))
+		return disc ? "8009" : "4420";
+	if (!strcmp(t, "rdma"))
+		return "4420";
+	return NULL;
+}
+
+/*
+ * Is controller @ctrl the one @cfg would make: the same transport,
+ * traddr, trsvcid, host_traddr, host_iface, subsystem NQN and host NQN,
+ * and not being deleted? Without a host NQN of ours (the kernel's default
+ * identity, unknown here) any host NQN matches; so does any trsvcid when
+ * we give none and know no default.
+ */
+static bool nvf_ctrl_matches(const struct nvf_connect_cfg *cfg,
+			     const struct nvf_ctrl *ctrl)
+{
+	static const char * const addr_keys[] = {
+		"traddr", "trsvcid", "host_traddr", "host_iface",
+	};
+	const char *want[ARRAY_SIZE(addr_keys)] = {
+		cfg->str[NVF_STR_TRADDR],
+		cfg->str[NVF_STR_TRSVCID] ? cfg->str[NVF_STR_TRSVCID] :
+					     nvf_default_trsvcid(cfg),
+		cfg->str[NVF_STR_HOST_TRADDR],
+		cfg->str[NVF_STR_HOST_IFACE],
+	};
+	char *transport, *nqn, *hostnqn, *state, *addr, *val;
+	bool match;
+	size_t i;
+
+	transport = nvf_attr_read(ctrl->path, "transport");
+	nqn = nvf_attr_read(ctrl->path, "subsysnqn");
+	hostnqn = nvf_attr_read(ctrl->path, "hostnqn");
+	state = nvf_attr_read(ctrl->path, "state");
+	addr = nvf_attr_read(ctrl->path, "address");
+	match = transport && nqn && addr &&
+		!strcmp(transport, cfg->str[NVF_STR_TRANSPORT]) &&
+		!strcmp(nqn, cfg->str[NVF_STR_NQN]) &&
+		(!cfg->str[NVF_STR_HOSTNQN] ||
+		 nvf_same(hostnqn, cfg->str[NVF_STR_HOSTNQN])) &&
+		!(state && (!strncmp(state, "deleting", 8) ||
+			    !strcmp(state, "dead")));
+	for (i = 0; match && i < ARRAY_SIZE(addr_keys); i++) {
+		if (i == 1 && !want[i])
+			continue;
+		val = nvf_addr_get(addr, addr_keys[i]);
+		match = nvf_same(val, want[i]);
+		free(val);
+	}
+	free(transport);
+	free(nqn);
+	free(hostnqn);
+	free(state);
+	free(addr);
+	return match;
+}
+
+/*
+ * Refuse a duplicate connect, as nvme-cli does, when a controller in
+ * sysfs already is what @cfg would make. Return: true after reporting it
+ * (or a sysfs error).
+ */
+static bool nvf_already_connected(const struct nvf_connect_cfg *cfg)
+{
+	struct nvf_ctrl *ctrls;
+	size_t i, nr;
+	bool found = false;
+
+	if (nvf_ctrl_scan(&ctrls, &nr))
+		return true;
+	for (i = 0; i < nr && !found; i++) {
+		if (nvf_ctrl_matches(cfg, &ctrls[i])) {
+			nvf_err("already connected: %s (--duplicate-connect to connect again)",
+				ctrls[i].name);
+			found = true;
+		}
+	}
+	nvf_ctrl_free(ctrls, nr);
+	return found;
 }
 
 /* Why a write to the fabrics device failed, beyond strerror(): " (...)". */
@@ -587,14 +713,18 @@ int nvf_connect(int argc, char **argv)
 		case '?':
 			return NVF_EXIT_FAIL;
 		default:
-			if (nvf_connect_opt(&cfg, c, optarg))
-				return NVF_EXIT_FAIL;
+			ret = nvf_connect_opt(&cfg, c, optarg);
+			if (ret)
+				return ret;
 		}
 	}
 	if (nvf_no_operands(argc, argv))
 		return NVF_EXIT_FAIL;
 
+	ret = NVF_EXIT_FAIL;
 	if (nvf_build_options(&cfg, &b))
+		goto out_free;
+	if (!cfg.flag[NVF_FLAG_DUP_CONNECT] && nvf_already_connected(&cfg))
 		goto out_free;
 	if (cfg.dry_run) {
 		printf("%s\n", b.s);

@@ -4,9 +4,10 @@
  * "1" to their delete_controller attribute, as nvme-cli does for nvme.
  *
  * disconnect -n takes one NQN or a comma-separated list and deletes every
- * controller whose subsysnqn matches; -d takes device names (nvfabN or
- * /dev/nvfabN), also comma-separated. A name or NQN that matches nothing
- * is an error.
+ * controller whose subsysnqn matches; an NQN that matches none is no error
+ * ("disconnected 0 controller(s)"), as in nvme-cli, so that a disconnect
+ * can be repeated. -d takes device names (nvfabN or /dev/nvfabN), also
+ * comma-separated; a device that does not exist is an error.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,24 +66,19 @@ static int nvf_delete_ctrl(const struct nvf_ctrl *ctrl)
 static int nvf_disconnect_nqn(const struct nvf_ctrl *ctrls, size_t nr,
 			      const char *nqn)
 {
-	int matched = 0, deleted = 0, ret = 0;
+	int deleted = 0, ret = 0;
 	size_t i;
 
 	for (i = 0; i < nr; i++) {
 		char *val = nvf_attr_read(ctrls[i].path, "subsysnqn");
 
 		if (val && !strcmp(val, nqn)) {
-			matched++;
 			if (nvf_delete_ctrl(&ctrls[i]))
 				ret = -1;
 			else
 				deleted++;
 		}
 		free(val);
-	}
-	if (!matched) {
-		nvf_err("no controller with subsysnqn '%s'", nqn);
-		return -1;
 	}
 	printf("NQN:%s disconnected %d controller(s)\n", nqn, deleted);
 	return ret;

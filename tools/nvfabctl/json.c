@@ -147,6 +147,15 @@ void nvf_json_int(struct nvf_json *j, const char *key, long long val)
 	fprintf(j->f, "%lld", val);
 }
 
+/* An integer member, or null when @val is unknown (negative). */
+void nvf_json_num(struct nvf_json *j, const char *key, long long val)
+{
+	if (val < 0)
+		nvf_json_str(j, key, NULL);
+	else
+		nvf_json_int(j, key, val);
+}
+
 /* A number written with @decimals digits after the point ("61.2"). */
 void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
 		    int decimals)

@@ -20,6 +20,15 @@
  * model, serial and firmware_rev lines, and the in-flight counts and the
  * path selector's status to each path. DEVICE limits the output to the
  * subsystem holding that subsystem, controller, namespace head or path.
+ *
+ * The JSON output is nvme-cli 2.x's: an array of hosts (HostNQN, HostID),
+ * each with the subsystems it has controllers in (Name, NQN), each with
+ * one Paths entry per controller of that host (Name, Transport, Address,
+ * State, ANAState). nvfab adds members, never renames: the subsystem's
+ * IOPolicy, Model, Serial and Firmware (nvme-cli's -v names), each
+ * controller's Cntlid, and Namespaces with every path in show-topology's
+ * shape (topology.c) and nvfab's figures. A subsystem without controllers
+ * belongs to no host and is left out of the JSON, as nvme-cli does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,35 +70,6 @@ static const char *nvf_num(long long v, char *buf, size_t size)
 		return "-";
 	snprintf(buf, size, "%lld", v);
 	return buf;
-}
-
-static void nvf_sanitize_opt(char *s)
-{
-	if (s)
-		nvf_sanitize(s);
-}
-
-/* Control characters could break the tree: replace them before printing. */
-static void nvf_subsys_sanitize(struct nvf_subsys *sub)
-{
-	size_t i, k;
-
-	nvf_sanitize_opt(sub->nqn);
-	nvf_sanitize_opt(sub->iopolicy);
-	nvf_sanitize_opt(sub->model);
-	nvf_sanitize_opt(sub->serial);
-	nvf_sanitize_opt(sub->firmware_rev);
-	for (i = 0; i < sub->nr_ctrls; i++) {
-		nvf_sanitize_opt(sub->ctrls[i].transport);
-		nvf_sanitize_opt(sub->ctrls[i].address);
-		nvf_sanitize_opt(sub->ctrls[i].state);
-	}
-	for (i = 0; i < sub->nr_heads; i++) {
-		for (k = 0; k < sub->heads[i].nr_paths; k++) {
-			nvf_sanitize_opt(sub->heads[i].paths[k].ana_state);
-			nvf_sanitize_opt(sub->heads[i].paths[k].ps_status);
-		}
-	}
 }
 
 static void nvf_print_path(const struct nvf_path *p, bool verbose)
@@ -147,173 +127,90 @@ static void nvf_print_subsys(const struct nvf_subsys *sub, bool verbose)
 	}
 }
 
-/* A number member, or null when it is unknown (negative). */
-static void nvf_json_num_or_null(struct nvf_json *j, const char *key,
-				 long long v)
+/*
+ * The ANA state nvme-cli shows for controller @c (with a namespace device,
+ * the state of its path to that namespace; nvfabctl always shows it): its
+ * path to @head, else to the first namespace; NULL if it has none.
+ */
+static const char *nvf_ctrl_ana(const struct nvf_subsys *sub,
+				const struct nvf_subsys_ctrl *c,
+				const struct nvf_head *head)
 {
-	if (v < 0)
-		nvf_json_str(j, key, NULL);
-	else
-		nvf_json_int(j, key, v);
-}
+	size_t k;
 
-static void nvf_json_path(struct nvf_json *j, const struct nvf_path *p)
-{
-	nvf_json_begin(j, NULL, '{');
-	nvf_json_str(j, "name", p->name);
-	nvf_json_str(j, "controller", p->ctrl_name);
-	nvf_json_str(j, "ana_state", p->ana_state);
-	nvf_json_num_or_null(j, "ana_grpid", p->ana_grpid);
-	nvf_json_num_or_null(j, "routed_ios", p->routed_ios);
-	if (p->share < 0)
-		nvf_json_str(j, "io_share_percent", NULL);
-	else
-		nvf_json_fixed(j, "io_share_percent", p->share, 1);
-	if (p->inflight[0] < 0) {
-		nvf_json_str(j, "inflight", NULL);
-	} else {
-		nvf_json_begin(j, "inflight", '{');
-		nvf_json_int(j, "read", p->inflight[0]);
-		nvf_json_int(j, "write", p->inflight[1]);
-		nvf_json_end(j, '}');
+	if (!head && sub->nr_heads)
+		head = &sub->heads[0];
+	for (k = 0; head && k < head->nr_paths; k++) {
+		if (head->paths[k].ctrl == c->instance)
+			return head->paths[k].ana_state;
 	}
-	nvf_json_str(j, "ps_status", p->ps_status);
-	nvf_json_end(j, '}');
+	return NULL;
 }
 
-static void nvf_json_subsys(struct nvf_json *j, const struct nvf_subsys *sub)
+/*
+ * One subsystem under host @host: nvme-cli's Name, NQN and Paths (one per
+ * controller of that host), then the subsystem attributes nvme-cli shows
+ * with -v (but Type) and, added by nvfab, Cntlid per controller and the
+ * namespaces with every path, in show-topology's shape.
+ */
+static void nvf_json_subsys(struct nvf_json *j, const struct nvf_subsys *sub,
+			    int host, const struct nvf_head *head)
 {
-	size_t i, k;
+	size_t i;
 
 	nvf_json_begin(j, NULL, '{');
-	nvf_json_str(j, "name", sub->name);
-	nvf_json_str(j, "nqn", sub->nqn);
-	nvf_json_str(j, "iopolicy", sub->iopolicy);
-	nvf_json_str(j, "model", sub->model);
-	nvf_json_str(j, "serial", sub->serial);
-	nvf_json_str(j, "firmware_rev", sub->firmware_rev);
-	nvf_json_begin(j, "controllers", '[');
+	nvf_json_str(j, "Name", sub->name);
+	nvf_json_str(j, "NQN", sub->nqn);
+	nvf_json_str(j, "IOPolicy", sub->iopolicy);
+	nvf_json_str(j, "Model", sub->model);
+	nvf_json_str(j, "Serial", sub->serial);
+	nvf_json_str(j, "Firmware", sub->firmware_rev);
+	nvf_json_begin(j, "Paths", '[');
 	for (i = 0; i < sub->nr_ctrls; i++) {
 		const struct nvf_subsys_ctrl *c = &sub->ctrls[i];
 
+		if (c->host != host)
+			continue;
 		nvf_json_begin(j, NULL, '{');
-		nvf_json_str(j, "name", c->name);
-		nvf_json_str(j, "transport", c->transport);
-		nvf_json_str(j, "address", c->address);
-		nvf_json_str(j, "state", c->state);
+		nvf_json_str(j, "Name", c->name);
+		nvf_json_str(j, "Transport", c->transport);
+		nvf_json_str(j, "Address", c->address);
+		nvf_json_str(j, "State", c->state);
+		nvf_json_str(j, "ANAState", nvf_ctrl_ana(sub, c, head));
+		nvf_json_str(j, "Cntlid", c->cntlid);
 		nvf_json_end(j, '}');
 	}
 	nvf_json_end(j, ']');
-	nvf_json_begin(j, "namespaces", '[');
-	for (i = 0; i < sub->nr_heads; i++) {
-		const struct nvf_head *head = &sub->heads[i];
-
-		nvf_json_begin(j, NULL, '{');
-		nvf_json_str(j, "name", head->name);
-		nvf_json_num_or_null(j, "nsid", head->nsid);
-		nvf_json_begin(j, "paths", '[');
-		for (k = 0; k < head->nr_paths; k++)
-			nvf_json_path(j, &head->paths[k]);
-		nvf_json_end(j, ']');
-		nvf_json_end(j, '}');
-	}
-	nvf_json_end(j, ']');
+	nvf_json_topo_namespaces(j, "Namespaces", sub, host);
 	nvf_json_end(j, '}');
 }
 
 /*
- * The device name in @arg, copied to @buf: @arg itself, "/dev/NAME", or a
- * path under /sys or $NVFAB_SYSFS whose last component (trailing slashes
- * allowed) is NAME. Return: 0, or -1 after reporting an invalid name.
+ * nvme-cli's shape: an array of hosts, each with HostNQN, HostID and the
+ * subsystems it has controllers in. @head: the namespace DEVICE names.
  */
-static int nvf_dev_name(const char *arg, char *buf, size_t size)
-{
-	const char *root = nvf_sysfs_root(), *name = arg;
-	size_t rlen = strlen(root), len = strlen(arg);
-	int s, c, n;
-
-	if (!strncmp(arg, "/dev/", 5)) {
-		name = arg + 5;
-		len -= 5;
-	} else if (!strncmp(arg, "/sys/", 5) ||
-		   (!strncmp(arg, root, rlen) && arg[rlen] == '/')) {
-		while (len && arg[len - 1] == '/')
-			len--;
-		name = arg + len;
-		while (name > arg && name[-1] != '/')
-			name--;
-		len = arg + len - name;
-	}
-	if (len && len < size) {
-		memcpy(buf, name, len);
-		buf[len] = '\0';
-		if (nvf_subsys_name_parse(buf, &s) ||
-		    nvf_ctrl_name_parse(buf, &c) ||
-		    nvf_ns_name_parse(buf, &s, &n) ||
-		    nvf_path_name_parse(buf, &s, &c, &n))
-			return 0;
-	}
-	nvf_err("invalid device name '%s' (expected nvfab-subsysS, nvfabN, nvfabSnN or nvfabScCnN)",
-		arg);
-	return -1;
-}
-
-/* Does @sub hold device @name (itself, a controller, a head, a path)? */
-static bool nvf_subsys_has(const struct nvf_subsys *sub, const char *name)
-{
-	size_t i, k;
-
-	if (!strcmp(sub->name, name))
-		return true;
-	for (i = 0; i < sub->nr_ctrls; i++) {
-		if (!strcmp(sub->ctrls[i].name, name))
-			return true;
-	}
-	for (i = 0; i < sub->nr_heads; i++) {
-		if (!strcmp(sub->heads[i].name, name))
-			return true;
-		for (k = 0; k < sub->heads[i].nr_paths; k++) {
-			if (!strcmp(sub->heads[i].paths[k].name, name))
-				return true;
-		}
-	}
-	return false;
-}
-
-/*
- * Move the subsystems holding device @name to the front of @subs, in
- * their order. Return: how many there are.
- */
-static size_t nvf_subsys_select(struct nvf_subsys *subs, size_t nr,
-				const char *name)
-{
-	struct nvf_subsys tmp;
-	size_t i, k, shown = 0;
-
-	for (i = 0; i < nr; i++) {
-		if (!nvf_subsys_has(&subs[i], name))
-			continue;
-		/* rotate subs[shown..i] right by one: order is kept */
-		tmp = subs[i];
-		for (k = i; k > shown; k--)
-			subs[k] = subs[k - 1];
-		subs[shown++] = tmp;
-	}
-	return shown;
-}
-
-static void nvf_list_subsys_json(const struct nvf_subsys *subs, size_t nr)
+static void nvf_list_subsys_json(const struct nvf_subsys *subs, size_t nr,
+				 const struct nvf_host *hosts, size_t nr_hosts,
+				 const struct nvf_head *head)
 {
 	struct nvf_json j;
-	size_t i;
+	size_t h, i;
 
 	nvf_json_init(&j, stdout);
-	nvf_json_begin(&j, NULL, '{');
-	nvf_json_begin(&j, "subsystems", '[');
-	for (i = 0; i < nr; i++)
-		nvf_json_subsys(&j, &subs[i]);
+	nvf_json_begin(&j, NULL, '[');
+	for (h = 0; h < nr_hosts; h++) {
+		nvf_json_begin(&j, NULL, '{');
+		nvf_json_str(&j, "HostNQN", hosts[h].hostnqn);
+		nvf_json_str(&j, "HostID", hosts[h].hostid);
+		nvf_json_begin(&j, "Subsystems", '[');
+		for (i = 0; i < nr; i++) {
+			if (nvf_subsys_has_host(&subs[i], (int)h))
+				nvf_json_subsys(&j, &subs[i], (int)h, head);
+		}
+		nvf_json_end(&j, ']');
+		nvf_json_end(&j, '}');
+	}
 	nvf_json_end(&j, ']');
-	nvf_json_end(&j, '}');
 }
 
 static void nvf_list_subsys_normal(struct nvf_subsys *subs, size_t nr,
@@ -327,6 +224,32 @@ static void nvf_list_subsys_normal(struct nvf_subsys *subs, size_t nr,
 			putchar('\n');
 		nvf_print_subsys(&subs[i], verbose);
 	}
+}
+
+/*
+ * The JSON output, subsystems @subs grouped by host; @name: the DEVICE
+ * given, whose namespace (a head, or the head of a path) gives ANAState.
+ */
+static int nvf_list_subsys_json_run(struct nvf_subsys *subs, size_t nr,
+				    const char *name)
+{
+	const struct nvf_head *head = NULL;
+	struct nvf_host *hosts;
+	size_t nr_hosts;
+	char hname[32];
+	int s, c, n;
+
+	if (name && nr && nvf_path_name_parse(name, &s, &c, &n)) {
+		snprintf(hname, sizeof(hname), "nvfab%dn%d", s, n);
+		head = nvf_subsys_find_head(&subs[0], hname);
+	} else if (name && nr) {
+		head = nvf_subsys_find_head(&subs[0], name);
+	}
+	if (nvf_hosts_collect(subs, nr, &hosts, &nr_hosts))
+		return NVF_EXIT_FAIL;
+	nvf_list_subsys_json(subs, nr, hosts, nr_hosts, head);
+	free(hosts);
+	return NVF_EXIT_OK;
 }
 
 int nvf_list_subsys(int argc, char **argv)
@@ -370,7 +293,8 @@ int nvf_list_subsys(int argc, char **argv)
 		nvf_err("no subsystem with device '%s'", device);
 		ret = NVF_EXIT_FAIL;
 	} else if (fmt == NVF_FMT_JSON) {
-		nvf_list_subsys_json(subs, shown);
+		ret = nvf_list_subsys_json_run(subs, shown,
+					       device ? name : NULL);
 	} else {
 		nvf_list_subsys_normal(subs, shown, verbose);
 	}

@@ -2,9 +2,17 @@
 /*
  * nvfabctl list: one row per controller (name, state, transport, address,
  * subsysnqn, cntlid, namespaces), from the attributes in sysfs. A missing
- * or empty attribute shows as "-" (null in JSON for a missing one), so
- * that every row has the same number of whitespace-separated fields. With
- * no controllers the normal output is empty and the JSON output is [].
+ * or empty attribute shows as "-", so that every row has the same number
+ * of whitespace-separated fields. With no controllers the normal output is
+ * empty.
+ *
+ * The JSON output is nvme-cli 2.x's: {"Devices": [...]} with one object
+ * per namespace (NameSpace is its NSID, DevicePath, GenericPath, Firmware,
+ * ModelNumber, SerialNumber and the sizes of namespace.c), to which nvfab
+ * adds Name and the Controllers that reach it. nvfab has no generic
+ * character devices (/dev/ngXnY), so GenericPath is null. With -v it is
+ * nvme-cli's detailed shape: Devices holds hosts, their subsystems, each
+ * with its controllers (and their paths) and its namespaces.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +22,7 @@
 
 static const struct option nvf_list_longopts[] = {
 	{ "output-format",	required_argument,	NULL, 'o' },
+	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 }
 };
@@ -21,11 +30,14 @@ static const struct option nvf_list_longopts[] = {
 void nvf_list_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nvfabctl list [-o normal|json]\n"
+		"usage: nvfabctl list [-o normal|json] [-v]\n"
 		"\n"
-		"List nvfab controllers and their namespaces.\n"
+		"List nvfab controllers and their namespaces; as JSON, the\n"
+		"namespaces in nvme-cli's shape.\n"
 		"\n"
 		"  -o, --output-format=FMT  normal or json\n"
+		"  -v, --verbose            JSON: hosts, subsystems, controllers\n"
+		"                           and namespaces, as nvme list -v\n"
 		"  -h, --help               show this help\n");
 }
 
@@ -57,6 +69,7 @@ static const char * const nvf_col_attr[NVF_NR_COLS] = {
 
 struct nvf_row {
 	char		*col[NVF_NR_COLS];	/* NULL: missing */
+	char		*model, *serial, *firmware_rev;
 	struct nvf_ns	*ns;
 	size_t		nr_ns;
 };
@@ -114,6 +127,9 @@ static int nvf_row_fill(struct nvf_row *row, const struct nvf_ctrl *ctrl)
 			row->col[i] = nvf_attr_read(ctrl->path,
 						    nvf_col_attr[i]);
 	}
+	row->model = nvf_attr_read_trim(ctrl->path, "model");
+	row->serial = nvf_attr_read_trim(ctrl->path, "serial");
+	row->firmware_rev = nvf_attr_read_trim(ctrl->path, "firmware_rev");
 	return nvf_ctrl_namespaces(ctrl, &row->ns, &row->nr_ns);
 }
 
@@ -123,61 +139,231 @@ static void nvf_row_free(struct nvf_row *row)
 
 	for (i = 0; i < NVF_NR_COLS; i++)
 		free(row->col[i]);
+	free(row->model);
+	free(row->serial);
+	free(row->firmware_rev);
 	free(row->ns);
 }
 
-/* cntlid as a number, or null when missing or not a decimal number. */
-static void nvf_json_cntlid(struct nvf_json *j, const char *cntlid)
-{
-	if (cntlid) {
-		char *end;
-		long v;
+/* One namespace of the JSON list, with the controllers reaching it. */
+struct nvf_dev {
+	const struct nvf_ns	*ns;
+	const struct nvf_row	**rows;	/* its controllers' rows */
+	size_t			nr_rows;
+};
 
-		errno = 0;
-		v = strtol(cntlid, &end, 10);
-		if (!errno && end != cntlid && !*end && v >= 0) {
-			nvf_json_int(j, "cntlid", v);
-			return;
-		}
-	}
-	nvf_json_str(j, "cntlid", NULL);
+static int nvf_dev_cmp(const void *a, const void *b)
+{
+	const struct nvf_ns *na = ((const struct nvf_dev *)a)->ns;
+	const struct nvf_ns *nb = ((const struct nvf_dev *)b)->ns;
+
+	if (na->x != nb->x)
+		return (na->x > nb->x) - (na->x < nb->x);
+	return (na->y > nb->y) - (na->y < nb->y);
 }
 
-static void nvf_list_json(struct nvf_row *rows, size_t nr)
+/*
+ * The namespaces of @rows, each once, with the rows of the controllers
+ * that reach it, sorted by name. Return: 0 (the caller frees *@devs and
+ * each rows array), or -1 (reported).
+ */
+static int nvf_devs_collect(struct nvf_row *rows, size_t nr,
+			    struct nvf_dev **devs, size_t *nr_devs)
 {
-	struct nvf_json j;
-	size_t i, k;
+	struct nvf_dev *list = NULL, *d;
+	const struct nvf_row **tmp;
+	size_t i, k, m, n = 0, total = 0;
 
-	nvf_json_init(&j, stdout);
-	nvf_json_begin(&j, NULL, '[');
+	for (i = 0; i < nr; i++)
+		total += rows[i].nr_ns;
+	if (total) {
+		list = calloc(total, sizeof(*list));
+		if (!list)
+			goto out_oom;
+	}
 	for (i = 0; i < nr; i++) {
-		nvf_json_begin(&j, NULL, '{');
-		nvf_json_str(&j, "name", rows[i].col[NVF_COL_NAME]);
-		nvf_json_str(&j, "state", rows[i].col[NVF_COL_STATE]);
-		nvf_json_str(&j, "transport", rows[i].col[NVF_COL_TRANSPORT]);
-		nvf_json_str(&j, "address", rows[i].col[NVF_COL_ADDRESS]);
-		nvf_json_str(&j, "subsysnqn", rows[i].col[NVF_COL_SUBSYSNQN]);
-		nvf_json_cntlid(&j, rows[i].col[NVF_COL_CNTLID]);
-		nvf_json_begin(&j, "namespaces", '[');
 		for (k = 0; k < rows[i].nr_ns; k++) {
 			const struct nvf_ns *ns = &rows[i].ns[k];
 
-			nvf_json_begin(&j, NULL, '{');
-			nvf_json_str(&j, "name", ns->name);
-			if (ns->sectors < 0) {
-				nvf_json_str(&j, "size_sectors", NULL);
-				nvf_json_str(&j, "size_bytes", NULL);
-			} else {
-				nvf_json_int(&j, "size_sectors", ns->sectors);
-				nvf_json_int(&j, "size_bytes",
-					     ns->sectors * 512LL);
+			for (m = 0; m < n; m++) {
+				if (!strcmp(list[m].ns->name, ns->name))
+					break;
 			}
+			d = &list[m];
+			if (m == n) {
+				d->ns = ns;
+				n++;
+			}
+			tmp = realloc(d->rows, (d->nr_rows + 1) * sizeof(*tmp));
+			if (!tmp)
+				goto out_free;
+			d->rows = tmp;
+			d->rows[d->nr_rows++] = &rows[i];
+		}
+	}
+	if (n)
+		qsort(list, n, sizeof(*list), nvf_dev_cmp);
+	*devs = list;
+	*nr_devs = n;
+	return 0;
+
+out_free:
+	for (m = 0; m < n; m++)
+		free(list[m].rows);
+	free(list);
+out_oom:
+	nvf_err("out of memory");
+	return -1;
+}
+
+static int nvf_list_json(struct nvf_row *rows, size_t nr)
+{
+	struct nvf_dev *devs = NULL;
+	char path[64];
+	struct nvf_json j;
+	struct nvf_geom g;
+	size_t i, k, nr_devs = 0;
+
+	if (nvf_devs_collect(rows, nr, &devs, &nr_devs))
+		return NVF_EXIT_FAIL;
+	nvf_json_init(&j, stdout);
+	nvf_json_begin(&j, NULL, '{');
+	nvf_json_begin(&j, "Devices", '[');
+	for (i = 0; i < nr_devs; i++) {
+		const struct nvf_ns *ns = devs[i].ns;
+		const struct nvf_row *first = devs[i].rows[0];
+
+		nvf_ns_geometry(ns->name, ns->nsid, ns->sectors, ns->lba_size,
+				&g);
+		snprintf(path, sizeof(path), "/dev/%s", ns->name);
+		nvf_json_begin(&j, NULL, '{');
+		nvf_json_num(&j, "NameSpace", ns->nsid);
+		nvf_json_str(&j, "DevicePath", path);
+		nvf_json_str(&j, "GenericPath", NULL);
+		nvf_json_str(&j, "Firmware", first->firmware_rev);
+		nvf_json_str(&j, "ModelNumber", first->model);
+		nvf_json_str(&j, "SerialNumber", first->serial);
+		nvf_json_geometry(&j, &g);
+		nvf_json_str(&j, "Name", ns->name);
+		nvf_json_begin(&j, "Controllers", '[');
+		for (k = 0; k < devs[i].nr_rows; k++)
+			nvf_json_str(&j, NULL, devs[i].rows[k]->col[NVF_COL_NAME]);
+		nvf_json_end(&j, ']');
+		nvf_json_end(&j, '}');
+	}
+	nvf_json_end(&j, ']');
+	nvf_json_end(&j, '}');
+	for (i = 0; i < nr_devs; i++)
+		free(devs[i].rows);
+	free(devs);
+	return NVF_EXIT_OK;
+}
+
+/* nvme-cli's namespace members in the detailed list, for head @head. */
+static void nvf_json_detail_ns(struct nvf_json *j, const struct nvf_head *head)
+{
+	struct nvf_geom g;
+
+	nvf_ns_geometry(head->name, head->nsid, head->sectors, head->lba_size,
+			&g);
+	nvf_json_begin(j, NULL, '{');
+	nvf_json_str(j, "NameSpace", head->name);
+	nvf_json_str(j, "Generic", NULL);
+	nvf_json_num(j, "NSID", head->nsid);
+	nvf_json_geometry(j, &g);
+	nvf_json_end(j, '}');
+}
+
+static void nvf_json_detail_ctrl(struct nvf_json *j,
+				 const struct nvf_subsys *sub,
+				 const struct nvf_subsys_ctrl *c)
+{
+	size_t i, k;
+
+	nvf_json_begin(j, NULL, '{');
+	nvf_json_str(j, "Controller", c->name);
+	nvf_json_str(j, "Cntlid", c->cntlid);
+	nvf_json_str(j, "SerialNumber", c->serial);
+	nvf_json_str(j, "ModelNumber", c->model);
+	nvf_json_str(j, "Firmware", c->firmware_rev);
+	nvf_json_str(j, "Transport", c->transport);
+	nvf_json_str(j, "Address", c->address);
+	nvf_json_str(j, "Slot", NULL);
+	/* every nvfab namespace is a multipath one: none is private */
+	nvf_json_begin(j, "Namespaces", '[');
+	nvf_json_end(j, ']');
+	nvf_json_begin(j, "Paths", '[');
+	for (i = 0; i < sub->nr_heads; i++) {
+		for (k = 0; k < sub->heads[i].nr_paths; k++) {
+			const struct nvf_path *p = &sub->heads[i].paths[k];
+
+			if (p->ctrl != c->instance)
+				continue;
+			nvf_json_begin(j, NULL, '{');
+			nvf_json_str(j, "Path", p->name);
+			nvf_json_str(j, "ANAState", p->ana_state);
+			nvf_json_end(j, '}');
+		}
+	}
+	nvf_json_end(j, ']');
+	nvf_json_str(j, "State", c->state);
+	nvf_json_end(j, '}');
+}
+
+/* list -v -o json: nvme list -v's shape, from the subsystems. */
+static int nvf_list_json_detail(void)
+{
+	struct nvf_host *hosts = NULL;
+	struct nvf_subsys *subs;
+	size_t h, i, k, nr, nr_hosts;
+	struct nvf_json j;
+
+	if (nvf_subsys_scan(&subs, &nr))
+		return NVF_EXIT_FAIL;
+	if (nvf_hosts_collect(subs, nr, &hosts, &nr_hosts)) {
+		nvf_subsys_free(subs, nr);
+		return NVF_EXIT_FAIL;
+	}
+	nvf_json_init(&j, stdout);
+	nvf_json_begin(&j, NULL, '{');
+	nvf_json_begin(&j, "Devices", '[');
+	for (h = 0; h < nr_hosts; h++) {
+		nvf_json_begin(&j, NULL, '{');
+		nvf_json_str(&j, "HostNQN", hosts[h].hostnqn);
+		nvf_json_str(&j, "HostID", hosts[h].hostid);
+		nvf_json_begin(&j, "Subsystems", '[');
+		for (i = 0; i < nr; i++) {
+			const struct nvf_subsys *sub = &subs[i];
+
+			if (!nvf_subsys_has_host(sub, (int)h))
+				continue;
+			nvf_json_begin(&j, NULL, '{');
+			nvf_json_str(&j, "Subsystem", sub->name);
+			nvf_json_str(&j, "SubsystemNQN", sub->nqn);
+			nvf_json_begin(&j, "Controllers", '[');
+			for (k = 0; k < sub->nr_ctrls; k++) {
+				if (sub->ctrls[k].host == (int)h)
+					nvf_json_detail_ctrl(&j, sub,
+							     &sub->ctrls[k]);
+			}
+			nvf_json_end(&j, ']');
+			nvf_json_begin(&j, "Namespaces", '[');
+			for (k = 0; k < sub->nr_heads; k++) {
+				if (nvf_head_has_host(sub, &sub->heads[k],
+						      (int)h))
+					nvf_json_detail_ns(&j, &sub->heads[k]);
+			}
+			nvf_json_end(&j, ']');
 			nvf_json_end(&j, '}');
 		}
 		nvf_json_end(&j, ']');
 		nvf_json_end(&j, '}');
 	}
 	nvf_json_end(&j, ']');
+	nvf_json_end(&j, '}');
+	free(hosts);
+	nvf_subsys_free(subs, nr);
+	return NVF_EXIT_OK;
 }
 
 /* One cell: padded to @width, except the last of a row, which ends it. */
@@ -228,14 +414,18 @@ int nvf_list(int argc, char **argv)
 	enum nvf_format fmt = NVF_FMT_NORMAL;
 	struct nvf_row *rows = NULL;
 	struct nvf_ctrl *ctrls;
+	bool verbose = false;
 	size_t i, nr;
 	int c, ret = NVF_EXIT_FAIL;
 
-	while ((c = nvf_getopt(argc, argv, ":o:h", nvf_list_longopts)) != -1) {
+	while ((c = nvf_getopt(argc, argv, ":o:vh", nvf_list_longopts)) != -1) {
 		switch (c) {
 		case 'o':
 			if (nvf_parse_format(optarg, &fmt))
 				return NVF_EXIT_FAIL;
+			break;
+		case 'v':
+			verbose = true;
 			break;
 		case 'h':
 			nvf_list_usage(stdout);
@@ -246,6 +436,8 @@ int nvf_list(int argc, char **argv)
 	}
 	if (nvf_no_operands(argc, argv))
 		return NVF_EXIT_FAIL;
+	if (fmt == NVF_FMT_JSON && verbose)
+		return nvf_list_json_detail();
 
 	if (nvf_ctrl_scan(&ctrls, &nr))
 		return NVF_EXIT_FAIL;
@@ -262,17 +454,17 @@ int nvf_list(int argc, char **argv)
 	}
 
 	if (fmt == NVF_FMT_JSON) {
-		nvf_list_json(rows, nr);
-	} else {
-		for (i = 0; i < nr; i++) {
-			rows[i].col[NVF_COL_NAMESPACES] = nvf_ns_column(&rows[i]);
-			for (c = 0; c < NVF_NR_COLS; c++) {
-				if (rows[i].col[c])
-					nvf_sanitize(rows[i].col[c]);
-			}
-		}
-		nvf_list_table(rows, nr);
+		ret = nvf_list_json(rows, nr);
+		goto out_free_rows;
 	}
+	for (i = 0; i < nr; i++) {
+		rows[i].col[NVF_COL_NAMESPACES] = nvf_ns_column(&rows[i]);
+		for (c = 0; c < NVF_NR_COLS; c++) {
+			if (rows[i].col[c])
+				nvf_sanitize(rows[i].col[c]);
+		}
+	}
+	nvf_list_table(rows, nr);
 	ret = NVF_EXIT_OK;
 out_free_rows:
 	for (i = 0; rows && i < nr; i++)

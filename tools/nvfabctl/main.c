@@ -5,7 +5,8 @@
  * output-format parsing.
  *
  * Errors follow one shape, "nvfabctl: <verb>: <reason>", on one line of
- * stderr, and every failure exits with status 1, as nvme-cli does.
+ * stderr, and every failure exits with status 1, but for an nvme-cli
+ * option whose feature nvfab does not have yet (NVF_EXIT_UNSUPPORTED).
  */
 #include <errno.h>
 #include <limits.h>
@@ -130,6 +131,12 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_list_subsys,	nvf_list_subsys_usage },
 	{ "config",		"check, apply or show the boot-time configuration",
 	  nvf_config,		nvf_config_usage },
+	{ "show-topology",	"show subsystems, namespaces and their paths",
+	  nvf_show_topology,	nvf_show_topology_usage },
+	{ "gen-hostnqn",	"print a new host NQN",
+	  nvf_gen_hostnqn,	nvf_gen_hostnqn_usage },
+	{ "show-hostnqn",	"print the host NQN connect uses",
+	  nvf_show_hostnqn,	nvf_show_hostnqn_usage },
 };
 
 static const struct nvf_cmd *nvf_find_cmd(const char *name)

@@ -2,8 +2,8 @@
 /*
  * nvfabctl: user-space control tool for the nvfab NVMe over Fabrics host.
  * Declarations shared by the verbs (connect.c, disconnect.c, list.c,
- * list-subsys.c) and the helpers they use (main.c, sysfs.c, subsys.c,
- * json.c).
+ * list-subsys.c, topology.c, host.c) and the helpers they use (main.c,
+ * sysfs.c, subsys.c, namespace.c, json.c).
  */
 #ifndef NVFABCTL_H
 #define NVFABCTL_H
@@ -15,11 +15,25 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define NVF_EXIT_OK	0
-#define NVF_EXIT_FAIL	1
+#define NVF_EXIT_OK		0
+#define NVF_EXIT_FAIL		1
+/*
+ * An nvme-cli option for a feature nvfab does not have yet (TLS,
+ * DH-HMAC-CHAP): EOPNOTSUPP's value, so that scripts can tell "not yet"
+ * from "wrong".
+ */
+#define NVF_EXIT_UNSUPPORTED	95
 
 /* Long-only options get codes above any character. */
-#define NVF_OPT_DRY_RUN	256
+enum {
+	NVF_OPT_DRY_RUN = 256,
+	NVF_OPT_TLS,
+	NVF_OPT_TLS_KEY,
+	NVF_OPT_TLS_KEY_IDENTITY,
+	NVF_OPT_TLS_KEY_LEGACY,
+	NVF_OPT_KEYRING,
+	NVF_OPT_CONCAT,
+};
 
 enum nvf_format {
 	NVF_FMT_NORMAL,
@@ -56,6 +70,24 @@ int nvf_list(int argc, char **argv);
 void nvf_list_usage(FILE *f);
 int nvf_list_subsys(int argc, char **argv);
 void nvf_list_subsys_usage(FILE *f);
+int nvf_show_topology(int argc, char **argv);
+void nvf_show_topology_usage(FILE *f);
+int nvf_gen_hostnqn(int argc, char **argv);
+void nvf_gen_hostnqn_usage(FILE *f);
+int nvf_show_hostnqn(int argc, char **argv);
+void nvf_show_hostnqn_usage(FILE *f);
+
+/*
+ * host.c: the host identity files of nvme-cli, /etc/nvme/hostnqn and
+ * /etc/nvme/hostid ($NVFAB_ETC_NVME instead of /etc/nvme).
+ */
+#define NVF_UUID_LEN		36
+#define NVF_HOSTNQN_PREFIX	"nqn.2014-08.org.nvmexpress:uuid:"
+
+const char *nvf_etc_dir(void);
+char *nvf_etc_read(const char *file);
+bool nvf_uuid_valid(const char *s);
+void nvf_warn_no_host_identity(void);
 
 /* sysfs.c: controllers under <root>/class/nvfab, namespaces, attributes */
 struct nvf_ctrl {
@@ -68,6 +100,8 @@ struct nvf_ns {
 	int		x, y;		/* nvfabXnY */
 	char		name[32];
 	long long	sectors;	/* 512-byte sectors, -1 if unknown */
+	long long	nsid;		/* -1 if unknown */
+	long long	lba_size;	/* logical block size, bytes; -1 */
 };
 
 const char *nvf_sysfs_root(void);
@@ -81,6 +115,7 @@ int nvf_ctrl_scan(struct nvf_ctrl **ctrls, size_t *nr);
 int nvf_ctrl_find(const char *name, struct nvf_ctrl *ctrl);
 void nvf_ctrl_free(struct nvf_ctrl *ctrls, size_t nr);
 char *nvf_attr_read(const char *dir, const char *attr);
+char *nvf_attr_read_trim(const char *dir, const char *attr);
 long long nvf_attr_read_num(const char *dir, const char *attr);
 int nvf_attr_write(const char *dir, const char *attr, const char *val);
 int nvf_ctrl_namespaces(const struct nvf_ctrl *ctrl, struct nvf_ns **ns,
@@ -97,6 +132,13 @@ struct nvf_subsys_ctrl {
 	char	*transport;
 	char	*address;
 	char	*state;
+	char	*cntlid;
+	char	*hostnqn;
+	char	*hostid;
+	char	*model;
+	char	*serial;
+	char	*firmware_rev;
+	int	host;		/* index set by nvf_hosts_collect() */
 };
 
 struct nvf_path {
@@ -115,6 +157,8 @@ struct nvf_head {
 	int		n;		/* N of nvfabSnN */
 	char		name[32];
 	long long	nsid;
+	long long	sectors;	/* 512-byte sectors */
+	long long	lba_size;	/* logical block size, bytes */
 	struct nvf_path	*paths;		/* sorted by controller */
 	size_t		nr_paths;
 };
@@ -137,6 +181,43 @@ bool nvf_subsys_name_parse(const char *name, int *instance);
 bool nvf_path_name_parse(const char *name, int *s, int *c, int *n);
 int nvf_subsys_scan(struct nvf_subsys **subs, size_t *nr);
 void nvf_subsys_free(struct nvf_subsys *subs, size_t nr);
+void nvf_subsys_sanitize(struct nvf_subsys *sub);
+int nvf_dev_name(const char *arg, char *buf, size_t size);
+size_t nvf_subsys_select(struct nvf_subsys *subs, size_t nr,
+			 const char *name);
+const struct nvf_head *nvf_subsys_find_head(const struct nvf_subsys *sub,
+					    const char *name);
+const struct nvf_subsys_ctrl *
+nvf_subsys_find_ctrl(const struct nvf_subsys *sub, int instance);
+
+/*
+ * A host as nvme-cli groups them: one (host NQN, host ID) pair, read from
+ * the controllers' hostnqn and hostid attributes (NULL when missing).
+ */
+struct nvf_host {
+	const char	*hostnqn;	/* borrowed from a controller */
+	const char	*hostid;
+};
+
+int nvf_hosts_collect(struct nvf_subsys *subs, size_t nr,
+		      struct nvf_host **hosts, size_t *nr_hosts);
+bool nvf_subsys_has_host(const struct nvf_subsys *sub, int host);
+int nvf_path_host(const struct nvf_subsys *sub, const struct nvf_path *p);
+bool nvf_head_has_host(const struct nvf_subsys *sub,
+		       const struct nvf_head *head, int host);
+
+/*
+ * namespace.c: the size of a namespace as nvme-cli reports it, from
+ * Identify Namespace through the block device's ioctl, else from sysfs.
+ */
+struct nvf_geom {
+	long long	nsze;		/* namespace size, LBAs; -1 unknown */
+	long long	nuse;		/* namespace utilization, LBAs; -1 */
+	long long	lba_size;	/* bytes; -1 unknown */
+};
+
+void nvf_ns_geometry(const char *name, long long nsid, long long sectors,
+		     long long lba_size, struct nvf_geom *g);
 
 /* json.c: a small streaming JSON writer with two-space indentation */
 #define NVF_JSON_MAX_DEPTH	16
@@ -152,7 +233,14 @@ void nvf_json_begin(struct nvf_json *j, const char *key, char open);
 void nvf_json_end(struct nvf_json *j, char close);
 void nvf_json_str(struct nvf_json *j, const char *key, const char *val);
 void nvf_json_int(struct nvf_json *j, const char *key, long long val);
+void nvf_json_num(struct nvf_json *j, const char *key, long long val);
 void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
 		    int decimals);
+
+void nvf_json_geometry(struct nvf_json *j, const struct nvf_geom *g);
+
+/* topology.c: the namespaces of a subsystem in nvme-cli's topology shape */
+void nvf_json_topo_namespaces(struct nvf_json *j, const char *key,
+			      const struct nvf_subsys *sub, int host);
 
 #endif /* NVFABCTL_H */

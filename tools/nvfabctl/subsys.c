@@ -17,6 +17,11 @@
  * controller is the C of its name. Whatever is missing or unreadable is
  * NULL or -1 in the result; only a subsystem class that cannot be listed
  * and running out of memory are errors.
+ *
+ * Also shared by list-subsys, show-topology and list -v: picking the
+ * subsystem that holds a device named on the command line, and grouping
+ * controllers (and so subsystems and paths) by host as nvme-cli does, by
+ * the (hostnqn, hostid) pair of each controller.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -144,6 +149,12 @@ static int nvf_subsys_ctrls(struct nvf_subsys *sub, const char *dir,
 		ctrl->transport = nvf_attr_read(cdir, "transport");
 		ctrl->address = nvf_attr_read(cdir, "address");
 		ctrl->state = nvf_attr_read(cdir, "state");
+		ctrl->cntlid = nvf_attr_read(cdir, "cntlid");
+		ctrl->hostnqn = nvf_attr_read(cdir, "hostnqn");
+		ctrl->hostid = nvf_attr_read(cdir, "hostid");
+		ctrl->model = nvf_attr_read_trim(cdir, "model");
+		ctrl->serial = nvf_attr_read_trim(cdir, "serial");
+		ctrl->firmware_rev = nvf_attr_read_trim(cdir, "firmware_rev");
 		free(cdir);
 		sub->nr_ctrls++;
 	}
@@ -301,6 +312,9 @@ static int nvf_subsys_heads(struct nvf_subsys *sub, const char *dir,
 		head->n = y;
 		snprintf(head->name, sizeof(head->name), "nvfab%dn%d", x, y);
 		head->nsid = nvf_attr_read_num(hdir, "nsid");
+		head->sectors = nvf_attr_read_num(hdir, "size");
+		head->lba_size = nvf_attr_read_num(hdir,
+						   "queue/logical_block_size");
 		ret = nvf_head_paths(head, hdir, classdir);
 next:
 		free(hdir);
@@ -310,23 +324,6 @@ next:
 		qsort(sub->heads, sub->nr_heads, sizeof(*sub->heads),
 		      nvf_head_cmp);
 	return ret;
-}
-
-/*
- * Attribute @attr of @dir without trailing blanks: Identify Controller
- * pads its ASCII strings (serial, model, firmware revision) with spaces.
- */
-static char *nvf_attr_read_trim(const char *dir, const char *attr)
-{
-	char *val = nvf_attr_read(dir, attr);
-	size_t len;
-
-	if (val) {
-		len = strlen(val);
-		while (len && (val[len - 1] == ' ' || val[len - 1] == '\t'))
-			val[--len] = '\0';
-	}
-	return val;
 }
 
 static int nvf_subsys_fill(struct nvf_subsys *sub, const char *dir,
@@ -342,6 +339,41 @@ static int nvf_subsys_fill(struct nvf_subsys *sub, const char *dir,
 	return nvf_subsys_heads(sub, dir, classdir);
 }
 
+static void nvf_sanitize_opt(char *s)
+{
+	if (s)
+		nvf_sanitize(s);
+}
+
+/* Control characters could break the tree: replace them before printing. */
+void nvf_subsys_sanitize(struct nvf_subsys *sub)
+{
+	size_t i, k;
+
+	nvf_sanitize_opt(sub->nqn);
+	nvf_sanitize_opt(sub->iopolicy);
+	nvf_sanitize_opt(sub->model);
+	nvf_sanitize_opt(sub->serial);
+	nvf_sanitize_opt(sub->firmware_rev);
+	for (i = 0; i < sub->nr_ctrls; i++) {
+		nvf_sanitize_opt(sub->ctrls[i].transport);
+		nvf_sanitize_opt(sub->ctrls[i].address);
+		nvf_sanitize_opt(sub->ctrls[i].state);
+		nvf_sanitize_opt(sub->ctrls[i].hostnqn);
+		nvf_sanitize_opt(sub->ctrls[i].hostid);
+		nvf_sanitize_opt(sub->ctrls[i].cntlid);
+		nvf_sanitize_opt(sub->ctrls[i].model);
+		nvf_sanitize_opt(sub->ctrls[i].serial);
+		nvf_sanitize_opt(sub->ctrls[i].firmware_rev);
+	}
+	for (i = 0; i < sub->nr_heads; i++) {
+		for (k = 0; k < sub->heads[i].nr_paths; k++) {
+			nvf_sanitize_opt(sub->heads[i].paths[k].ana_state);
+			nvf_sanitize_opt(sub->heads[i].paths[k].ps_status);
+		}
+	}
+}
+
 void nvf_subsys_free(struct nvf_subsys *subs, size_t nr)
 {
 	size_t i, k, m;
@@ -355,9 +387,17 @@ void nvf_subsys_free(struct nvf_subsys *subs, size_t nr)
 		free(sub->serial);
 		free(sub->firmware_rev);
 		for (k = 0; k < sub->nr_ctrls; k++) {
-			free(sub->ctrls[k].transport);
-			free(sub->ctrls[k].address);
-			free(sub->ctrls[k].state);
+			struct nvf_subsys_ctrl *c = &sub->ctrls[k];
+
+			free(c->transport);
+			free(c->address);
+			free(c->state);
+			free(c->cntlid);
+			free(c->hostnqn);
+			free(c->hostid);
+			free(c->model);
+			free(c->serial);
+			free(c->firmware_rev);
 		}
 		free(sub->ctrls);
 		for (k = 0; k < sub->nr_heads; k++) {
@@ -445,4 +485,198 @@ out_free_paths:
 	free(classdir);
 	free(subsysdir);
 	return ret;
+}
+
+/*
+ * The device name in @arg, copied to @buf: @arg itself, "/dev/NAME", or a
+ * path under /sys or $NVFAB_SYSFS whose last component (trailing slashes
+ * allowed) is NAME. Return: 0, or -1 after reporting an invalid name.
+ */
+int nvf_dev_name(const char *arg, char *buf, size_t size)
+{
+	const char *root = nvf_sysfs_root(), *name = arg;
+	size_t rlen = strlen(root), len = strlen(arg);
+	int s, c, n;
+
+	if (!strncmp(arg, "/dev/", 5)) {
+		name = arg + 5;
+		len -= 5;
+	} else if (!strncmp(arg, "/sys/", 5) ||
+		   (!strncmp(arg, root, rlen) && arg[rlen] == '/')) {
+		while (len && arg[len - 1] == '/')
+			len--;
+		name = arg + len;
+		while (name > arg && name[-1] != '/')
+			name--;
+		len = arg + len - name;
+	}
+	if (len && len < size) {
+		memcpy(buf, name, len);
+		buf[len] = '\0';
+		if (nvf_subsys_name_parse(buf, &s) ||
+		    nvf_ctrl_name_parse(buf, &c) ||
+		    nvf_ns_name_parse(buf, &s, &n) ||
+		    nvf_path_name_parse(buf, &s, &c, &n))
+			return 0;
+	}
+	nvf_err("invalid device name '%s' (expected nvfab-subsysS, nvfabN, nvfabSnN or nvfabScCnN)",
+		arg);
+	return -1;
+}
+
+/* Does @sub hold device @name (itself, a controller, a head, a path)? */
+static bool nvf_subsys_has(const struct nvf_subsys *sub, const char *name)
+{
+	size_t i, k;
+
+	if (!strcmp(sub->name, name))
+		return true;
+	for (i = 0; i < sub->nr_ctrls; i++) {
+		if (!strcmp(sub->ctrls[i].name, name))
+			return true;
+	}
+	for (i = 0; i < sub->nr_heads; i++) {
+		if (!strcmp(sub->heads[i].name, name))
+			return true;
+		for (k = 0; k < sub->heads[i].nr_paths; k++) {
+			if (!strcmp(sub->heads[i].paths[k].name, name))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Move the subsystems holding device @name to the front of @subs, in
+ * their order. Return: how many there are.
+ */
+size_t nvf_subsys_select(struct nvf_subsys *subs, size_t nr,
+			 const char *name)
+{
+	struct nvf_subsys tmp;
+	size_t i, k, shown = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (!nvf_subsys_has(&subs[i], name))
+			continue;
+		/* rotate subs[shown..i] right by one: order is kept */
+		tmp = subs[i];
+		for (k = i; k > shown; k--)
+			subs[k] = subs[k - 1];
+		subs[shown++] = tmp;
+	}
+	return shown;
+}
+
+/* The head named @name in @sub, or NULL. */
+const struct nvf_head *nvf_subsys_find_head(const struct nvf_subsys *sub,
+					    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sub->nr_heads; i++) {
+		if (!strcmp(sub->heads[i].name, name))
+			return &sub->heads[i];
+	}
+	return NULL;
+}
+
+/* Controller nvfab@instance of @sub, or NULL. */
+const struct nvf_subsys_ctrl *
+nvf_subsys_find_ctrl(const struct nvf_subsys *sub, int instance)
+{
+	size_t i;
+
+	for (i = 0; i < sub->nr_ctrls; i++) {
+		if (sub->ctrls[i].instance == instance)
+			return &sub->ctrls[i];
+	}
+	return NULL;
+}
+
+static bool nvf_str_eq(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
+/*
+ * Group the controllers of @subs by host, as nvme-cli does: one host per
+ * distinct (hostnqn, hostid) pair, in the order the controllers come
+ * (subsystems, then controllers, by instance). Each controller's host is
+ * the index of its pair in *@hosts, which borrows the strings from the
+ * controllers: free it before @subs. Return: 0, or -1 (reported).
+ */
+int nvf_hosts_collect(struct nvf_subsys *subs, size_t nr,
+		      struct nvf_host **hosts, size_t *nr_hosts)
+{
+	struct nvf_host *list = NULL, *tmp;
+	size_t i, k, h, n = 0, cap = 0;
+
+	for (i = 0; i < nr; i++) {
+		for (k = 0; k < subs[i].nr_ctrls; k++) {
+			struct nvf_subsys_ctrl *c = &subs[i].ctrls[k];
+
+			for (h = 0; h < n; h++) {
+				if (nvf_str_eq(list[h].hostnqn, c->hostnqn) &&
+				    nvf_str_eq(list[h].hostid, c->hostid))
+					break;
+			}
+			if (h == n) {
+				tmp = nvf_grow(list, &cap, n, sizeof(*list));
+				if (!tmp) {
+					free(list);
+					return -1;
+				}
+				list = tmp;
+				list[n].hostnqn = c->hostnqn;
+				list[n].hostid = c->hostid;
+				n++;
+			}
+			c->host = (int)h;
+		}
+	}
+	*hosts = list;
+	*nr_hosts = n;
+	return 0;
+}
+
+/* Has @sub a controller of host @host? */
+bool nvf_subsys_has_host(const struct nvf_subsys *sub, int host)
+{
+	size_t i;
+
+	for (i = 0; i < sub->nr_ctrls; i++) {
+		if (sub->ctrls[i].host == host)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The host of path @p: its controller's. A path whose controller is not
+ * linked from @sub goes with the subsystem's first controller, so that it
+ * is shown once; -1 when @sub has no controller.
+ */
+int nvf_path_host(const struct nvf_subsys *sub, const struct nvf_path *p)
+{
+	const struct nvf_subsys_ctrl *c = nvf_subsys_find_ctrl(sub, p->ctrl);
+
+	if (c)
+		return c->host;
+	return sub->nr_ctrls ? sub->ctrls[0].host : -1;
+}
+
+/* Is @head shown under @host: a path of that host, or no path at all? */
+bool nvf_head_has_host(const struct nvf_subsys *sub,
+		       const struct nvf_head *head, int host)
+{
+	size_t i;
+
+	if (!head->nr_paths)
+		return true;
+	for (i = 0; i < head->nr_paths; i++) {
+		if (nvf_path_host(sub, &head->paths[i]) == host)
+			return true;
+	}
+	return false;
 }

@@ -163,6 +163,23 @@ out_close:
 }
 
 /*
+ * Attribute @attr of @dir without trailing blanks: Identify Controller
+ * pads its ASCII strings (serial, model, firmware revision) with spaces.
+ */
+char *nvf_attr_read_trim(const char *dir, const char *attr)
+{
+	char *val = nvf_attr_read(dir, attr);
+	size_t len;
+
+	if (val) {
+		len = strlen(val);
+		while (len && (val[len - 1] == ' ' || val[len - 1] == '\t'))
+			val[--len] = '\0';
+	}
+	return val;
+}
+
+/*
  * Attribute @attr of @dir as a non-negative decimal number (whitespace
  * around it allowed); -1 if it is missing, unreadable, not such a number
  * or above LLONG_MAX.
@@ -392,6 +409,8 @@ static int nvf_ns_add(struct nvf_ns_list *l, const char *dir,
 	ns->y = y;
 	snprintf(ns->name, sizeof(ns->name), "nvfab%dn%d", x, y);
 	ns->sectors = nvf_attr_read_num(dir, "size");
+	ns->nsid = nvf_attr_read_num(dir, "nsid");
+	ns->lba_size = nvf_attr_read_num(dir, "queue/logical_block_size");
 	return 0;
 }
 
