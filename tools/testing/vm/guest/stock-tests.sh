@@ -3,8 +3,9 @@
 #
 # Payload of the stock-kernel guest in `make check`: the nvfab modules that
 # DKMS installed for Debian's kernel load and unload (modprobe, as a user
-# would), the control node accepts and refuses connect strings, and every
-# scenario of the hostile target (hostile.sh) passes. The
+# would), the control node accepts and refuses connect strings, every
+# scenario of the hostile target (hostile.sh) passes, and the udev rules
+# name the heads of the installed modules (udev.sh). The
 # stock kernel has no KUnit: kunit.ktap records a skip.
 set -u
 : "${REPO_ROOT:?}" "${OUT:?}"
@@ -20,7 +21,7 @@ ktap=$OUT/selftests.ktap
 } >&2
 # hostile.sh runs whole here (a Python target per scenario is several
 # times slower under KASAN); the test kernel runs its memory-safety part.
-NVFAB_SELFTESTS="modules.sh fabrics_dev.sh hostile.sh" \
+NVFAB_SELFTESTS="modules.sh fabrics_dev.sh hostile.sh udev.sh" \
 	timeout 1800 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"
