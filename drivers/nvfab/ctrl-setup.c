@@ -142,6 +142,7 @@ static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 	if (ret)
 		goto out_free;
 
+	ctrl->vid = info.vid;
 	memcpy(ctrl->subsysnqn, info.subsysnqn, sizeof(ctrl->subsysnqn));
 	memcpy(ctrl->serial, info.serial, sizeof(ctrl->serial));
 	memcpy(ctrl->model, info.model, sizeof(ctrl->model));

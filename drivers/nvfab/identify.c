@@ -147,6 +147,7 @@ int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 	}
 
 	memset(out, 0, sizeof(*out));
+	out->vid = le16_to_cpu(id->vid);
 	memcpy(out->subsysnqn, id->subnqn, nqn_len);
 	nvfab_copy_id_str(out->serial, id->sn, sizeof(out->serial));
 	nvfab_copy_id_str(out->model, id->mn, sizeof(out->model));

@@ -2,7 +2,7 @@
 /*
  * sysfs attributes of the multipath layer: of a subsystem (nvfab-subsysX:
  * its identity, iopolicy, no_path_tmo), of a head disk (nvfabXnY: the
- * namespace identifiers) and of a path disk (nvfabXcNnY: ANA state and
+ * namespace identifiers and the WWID built from them) and of a path disk (nvfabXcNnY: ANA state and
  * group, I/O routed to it, the path selector's view of it).
  */
 #include <kunit/visibility.h>
@@ -134,6 +134,19 @@ static ssize_t nsid_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(nsid);
 
+static ssize_t wwid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct nvfab_ns_head *head = dev_to_head(dev);
+	struct nvfab_subsys *subsys = head->subsys;
+	char wwid[NVFAB_WWID_MAX + 1];
+
+	nvfab_ns_wwid(wwid, sizeof(wwid), &head->ids, head->nsid, subsys->vid,
+		      subsys->serial, subsys->model);
+	return sysfs_emit(buf, "%s\n", wwid);
+}
+static DEVICE_ATTR_RO(wwid);
+
 static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
@@ -157,14 +170,38 @@ static DEVICE_ATTR_RO(eui);
 
 static struct attribute *nvfab_head_attrs[] = {
 	&dev_attr_nsid.attr,
+	&dev_attr_wwid.attr,
 	&dev_attr_uuid.attr,
 	&dev_attr_nguid.attr,
 	&dev_attr_eui.attr,
 	NULL,
 };
 
+/*
+ * uuid, nguid and eui exist only for the identifiers the namespace has. A
+ * head's identifiers never change (a remapped namespace gets a new head),
+ * so deciding once, when the disk is added, is enough.
+ */
+static umode_t nvfab_head_attr_visible(struct kobject *kobj,
+				       struct attribute *attr, int n)
+{
+	struct nvfab_ns_head *head = dev_to_head(kobj_to_dev(kobj));
+	const struct nvfab_ns_ids *ids = &head->ids;
+
+	if (attr == &dev_attr_uuid.attr && uuid_is_null(&ids->uuid))
+		return 0;
+	if (attr == &dev_attr_nguid.attr &&
+	    !memchr_inv(ids->nguid, 0, sizeof(ids->nguid)))
+		return 0;
+	if (attr == &dev_attr_eui.attr &&
+	    !memchr_inv(ids->eui64, 0, sizeof(ids->eui64)))
+		return 0;
+	return attr->mode;
+}
+
 static const struct attribute_group nvfab_head_attr_group = {
-	.attrs = nvfab_head_attrs,
+	.attrs		= nvfab_head_attrs,
+	.is_visible	= nvfab_head_attr_visible,
 };
 
 static struct attribute *nvfab_head_mpath_attrs[] = {

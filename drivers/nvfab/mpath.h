@@ -36,6 +36,7 @@
  * @instance:	X of nvfab-subsysX
  * @entry:	in nvfab_subsystems (protected by nvfab_subsys_lock)
  * @subnqn:	Subsystem NQN
+ * @vid:	PCI Vendor ID, from the first controller's Identify
  * @serial:	from the first controller's Identify
  * @model:	from the first controller's Identify
  * @firmware_rev: from the first controller's Identify
@@ -53,6 +54,7 @@ struct nvfab_subsys {
 	int			instance;
 	struct list_head	entry;
 	char			subnqn[NVMF_NQN_SIZE];
+	u16			vid;
 	char			serial[20];
 	char			model[40];
 	char			firmware_rev[8];

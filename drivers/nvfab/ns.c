@@ -96,6 +96,63 @@ VISIBLE_IF_KUNIT int nvfab_parse_ns_descs(const u8 *buf, size_t len,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_ns_descs);
 
+/* Bytes of a fixed-width Identify string less its trailing spaces and NULs. */
+static int nvfab_id_str_used(const char *s, int len)
+{
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\0'))
+		len--;
+	return len;
+}
+
+/**
+ * nvfab_ns_wwid() - a namespace's World Wide Identifier as text
+ * @buf: where the text goes; always NUL terminated when @size > 0
+ * @size: bytes of @buf; a longer WWID is cut to @size - 1 characters
+ * @ids: the namespace's identifiers (zeroes for those not reported)
+ * @nsid: Namespace ID
+ * @vid: PCI Vendor ID (Identify Controller VID)
+ * @serial: Serial Number, the 20 bytes of Identify Controller SN, padded
+ *	    with spaces or NULs
+ * @model: Model Number, the 40 bytes of Identify Controller MN, likewise
+ *
+ * The text is the in-kernel NVMe host's, so that a name built on it (a
+ * /dev/disk/by-id link, a multipath WWID) means the same namespace under
+ * either host. It is the first of:
+ *
+ * * ``uuid.<UUID>`` when the namespace has a UUID (Namespace
+ *   Identification Descriptor, NVMe Base 2.0, 5.17.2.3);
+ * * ``eui.<NGUID>`` (32 lower-case hex digits) when its NGUID is not zero;
+ * * ``eui.<EUI64>`` (16 hex digits) when its EUI64 is not zero;
+ * * ``nvme.<VID>-<SN>-<MN>-<NSID>``: VID as 4 and NSID as 8 hex digits,
+ *   SN and MN as two hex digits per byte, trailing spaces and NULs left
+ *   out (an empty SN or MN gives nothing between its dashes).
+ *
+ * The longest WWID, the last form with a full SN and MN, is
+ * NVFAB_WWID_MAX characters.
+ *
+ * Context: any context.
+ * Return: the length of the whole WWID (not counting the NUL), as
+ * snprintf() returns it: @size or more means it was cut.
+ */
+int nvfab_ns_wwid(char *buf, size_t size, const struct nvfab_ns_ids *ids,
+		  u32 nsid, u16 vid, const char *serial, const char *model)
+{
+	int sn, mn;
+
+	if (!uuid_is_null(&ids->uuid))
+		return snprintf(buf, size, "uuid.%pU", &ids->uuid);
+	if (memchr_inv(ids->nguid, 0, sizeof(ids->nguid)))
+		return snprintf(buf, size, "eui.%16phN", ids->nguid);
+	if (memchr_inv(ids->eui64, 0, sizeof(ids->eui64)))
+		return snprintf(buf, size, "eui.%8phN", ids->eui64);
+
+	sn = nvfab_id_str_used(serial, sizeof_field(struct nvme_id_ctrl, sn));
+	mn = nvfab_id_str_used(model, sizeof_field(struct nvme_id_ctrl, mn));
+	return snprintf(buf, size, "nvme.%04x-%*phN-%*phN-%08x", vid, sn,
+			serial, mn, model, nsid);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_ns_wwid);
+
 static int nvfab_ns_identify(struct nvfab_ctrl *ctrl, u32 nsid,
 			     struct nvme_id_ns *id, struct nvfab_ns_ids *ids)
 {

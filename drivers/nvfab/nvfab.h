@@ -97,6 +97,10 @@ struct nvfab_ns {
 #define NVFAB_NS_REMOVING	1	/* no new I/O is routed here */
 
 /* ns.c */
+/* Longest text of nvfab_ns_wwid(): "nvme.", VID, SN, MN, NSID, 3 dashes. */
+#define NVFAB_WWID_MAX	(5 + 4 + 1 + 2 * 20 + 1 + 2 * 40 + 1 + 8)
+int nvfab_ns_wwid(char *buf, size_t size, const struct nvfab_ns_ids *ids,
+		  u32 nsid, u16 vid, const char *serial, const char *model);
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_parse_ns_descs(const u8 *buf, size_t len, struct nvfab_ns_ids *ids,
 			 struct device *dev);
@@ -122,6 +126,7 @@ extern const struct attribute_group *nvfab_ctrl_attr_groups[];
 /* identify.c */
 /**
  * struct nvfab_id_info - what nvfab keeps from Identify Controller
+ * @vid:		PCI Vendor ID
  * @subsysnqn:		SUBNQN, NUL terminated
  * @serial:		Serial Number, trailing spaces cut; not NUL
  *			terminated when full
@@ -140,6 +145,7 @@ extern const struct attribute_group *nvfab_ctrl_attr_groups[];
  * @vwc:		Volatile Write Cache
  */
 struct nvfab_id_info {
+	u16	vid;
 	char	subsysnqn[NVMF_NQN_SIZE];
 	char	serial[20];
 	char	model[40];

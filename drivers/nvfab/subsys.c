@@ -204,6 +204,7 @@ static struct nvfab_subsys *nvfab_alloc_subsys(struct nvfab_ctrl *ctrl)
 	ida_init(&subsys->head_ida);
 	/* the controller's copies are trimmed of trailing spaces already */
 	strscpy(subsys->subnqn, ctrl->subsysnqn, sizeof(subsys->subnqn));
+	subsys->vid = ctrl->vid;
 	memcpy(subsys->serial, ctrl->serial, sizeof(subsys->serial));
 	memcpy(subsys->model, ctrl->model, sizeof(subsys->model));
 	memcpy(subsys->firmware_rev, ctrl->firmware_rev,

@@ -231,6 +231,7 @@ struct nvfab_ctrl_ops {
  * @nr_read_queues:	I/O queues for reads (HCTX_TYPE_READ/DEFAULT)
  * @nr_write_queues:	I/O queues for writes (HCTX_TYPE_DEFAULT)
  * @nr_poll_queues:	polled I/O queues (HCTX_TYPE_POLL)
+ * @vid:		PCI Vendor ID from Identify Controller
  * @subsysnqn:		SUBNQN from Identify Controller
  * @serial:		Serial Number, not NUL terminated when full
  * @model:		Model Number, not NUL terminated when full
@@ -328,6 +329,7 @@ struct nvfab_ctrl {
 	unsigned int			nr_read_queues;	/* HCTX_TYPE_READ/DEFAULT */
 	unsigned int			nr_write_queues; /* HCTX_TYPE_DEFAULT */
 	unsigned int			nr_poll_queues;	/* HCTX_TYPE_POLL */
+	u16				vid;
 	char				subsysnqn[NVMF_NQN_SIZE];
 	char				serial[20];
 	char				model[40];

@@ -296,10 +296,12 @@ static void nvfab_id_ctrl_fields_test(struct kunit *test)
 	id->kas = cpu_to_le16(0x5678);
 	id->oaes = cpu_to_le32(0x80000100);
 	id->oncs = cpu_to_le16(0x8001);
+	id->vid = cpu_to_le16(0x1b36);
 
 	KUNIT_ASSERT_EQ(test, nvfab_check_id_ctrl(id, TEST_NQN, false, 0,
 						  TEST_CNTLID, out, NULL), 0);
 	KUNIT_EXPECT_STREQ(test, out->subsysnqn, TEST_NQN);
+	KUNIT_EXPECT_EQ(test, out->vid, 0x1b36);
 	KUNIT_EXPECT_STREQ(test, out->serial, "SN-0042");
 	KUNIT_EXPECT_STREQ(test, out->model, "nvfab test ctrl");
 	KUNIT_EXPECT_STREQ(test, out->firmware_rev, "1.0");

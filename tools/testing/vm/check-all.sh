@@ -7,7 +7,7 @@
 #  2. build-kernel.sh    the test kernel (cached in $NVFAB_CACHE)
 #  3. make test-modules  nvfab and its KUnit suites for the test kernel
 #  4. tools/nvfabctl     build it and run its host-side tests; the bench's
-#                        host-side tests
+#                        host-side tests; the udev rules' host-side tests
 #  5. dkms               install nvfab for the stock Debian kernel
 #  6. test guest         KUnit + selftests under KASAN/lockdep/kmemleak
 #  7. stock guest        the DKMS modules load, work and unload
@@ -128,6 +128,12 @@ n=$(grep -c '^not ok - ' "$out/bench-mock-test.log" || true)
 f=$((f + n))
 [ "$f" = 0 ] || tail -20 "$out/bench-report-test.log" "$out/bench-mock-test.log"
 add_line "bench host tests" "$p passed, $f failed, $s skipped"
+# The udev rules against a fake sysfs (udevadm test in a private mount
+# namespace; nothing on the host is changed): seconds.
+udev/tests/run.sh >"$out/udev.ktap" 2>"$out/udev.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/udev.ktap")
+[ "$f" = 0 ] || { grep -E '^(not ok|#)' "$out/udev.ktap"; tail -5 "$out/udev.err"; }
+add_line "udev rules host tests" "$p passed, $f failed, $s skipped"
 
 step "5/7 DKMS install for the stock kernel"
 kver=$(stock_kver)

@@ -4,9 +4,10 @@
 # Payload of the stock-kernel guest in `make check`: the nvfab modules that
 # DKMS installed for Debian's kernel load and unload (modprobe, as a user
 # would), the control node accepts and refuses connect strings, every
-# scenario of the hostile target (hostile.sh) passes, and the boot-time
+# scenario of the hostile target (hostile.sh) passes, the boot-time
 # configuration (persist.sh: modules-load.d, nvfab-boot.service's command)
-# connects as it would at boot. The stock kernel has no KUnit: kunit.ktap
+# connects as it would at boot, and the udev rules name the heads of the
+# installed modules (udev.sh). The stock kernel has no KUnit: kunit.ktap
 # records a skip.
 set -u
 : "${REPO_ROOT:?}" "${OUT:?}"
@@ -22,7 +23,7 @@ ktap=$OUT/selftests.ktap
 } >&2
 # hostile.sh runs whole here (a Python target per scenario is several
 # times slower under KASAN); the test kernel runs its memory-safety part.
-NVFAB_SELFTESTS="modules.sh fabrics_dev.sh hostile.sh persist.sh" \
+NVFAB_SELFTESTS="modules.sh fabrics_dev.sh hostile.sh persist.sh udev.sh" \
 	timeout 1800 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"
