@@ -4,12 +4,18 @@
 # Run every TEST_PROGS of the Makefile, in order, as one KTAP document:
 # each test's own KTAP nested (indented) under one result line. A test that
 # exits 4 is a skip; one that runs past `timeout` in settings fails.
+#   NVFAB_SELFTESTS          run these instead (words, in order)
+#   NVFAB_SELFTESTS_EXCLUDE  leave these out (words)
 set -u
 cd "$(dirname "$0")"
 
 timeout=$(sed -n 's/^timeout=//p' settings)
 mapfile -t tests < <(sed -n 's/^TEST_PROGS := //p' Makefile | tr ' ' '\n' | grep .)
 [ -n "${NVFAB_SELFTESTS:-}" ] && read -r -a tests <<<"$NVFAB_SELFTESTS"
+if [ -n "${NVFAB_SELFTESTS_EXCLUDE:-}" ]; then
+	mapfile -t tests < <(printf '%s\n' "${tests[@]}" |
+		grep -vxF -f <(tr ' ' '\n' <<<"$NVFAB_SELFTESTS_EXCLUDE" | grep .))
+fi
 
 echo "TAP version 13"
 echo "1..${#tests[@]}"
