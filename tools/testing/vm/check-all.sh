@@ -151,12 +151,15 @@ export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-4400}
 export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-5000}
 
 step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
-# Under KASAN, lockdep and kmemleak hostile.sh runs its format scenario
-# (freeze, passthrough and rescan: the lock inversion lockdep once found);
-# the stock guest runs them all. Each starts a Python target, 60-90 s a
-# scenario on this kernel under TCG, and this guest is near CI's limit.
+# Under KASAN, lockdep and kmemleak hostile.sh runs the scenarios where a
+# mistake is a use-after-free or a lock inversion: a duplicated
+# CapsuleResp and C2HData after the response (a freed request, a freed
+# bio's pages) and format (freeze, passthrough and rescan: the lock
+# inversion lockdep once found); the stock guest runs them all. Each
+# starts a Python target, 60-90 s a scenario on this kernel under TCG, and
+# this guest is near CI's limit.
 guest "test-kernel guest" "$out/test" \
-	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-format}"
+	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format}"
 
 if [ "$stock_ok" = 1 ]; then
 	step "7/7 stock-kernel guest ($kver, DKMS modules)"

@@ -22,7 +22,9 @@ ktap=$OUT/selftests.ktap
 	echo "# dkms modules: $(find "/lib/modules/$(uname -r)/updates/dkms" -name 'nvfab*' -printf '%f ' 2>/dev/null)"
 } >&2
 # hostile.sh runs whole here (a Python target per scenario is several
-# times slower under KASAN); the test kernel runs its memory-safety part.
+# times slower under KASAN); the test kernel runs the scenarios that
+# check-all.sh names in NVFAB_HOSTILE_ONLY (use-after-free and lock
+# inversion candidates).
 NVFAB_SELFTESTS="modules.sh fabrics_dev.sh hostile.sh persist.sh udev.sh" \
 	timeout 1800 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
