@@ -10,6 +10,10 @@
 #   make demo                           the main job (see README.md)
 #   make bench                          nvfab vs in-kernel NVMe/TCP ratios
 #   make dkms.conf                      regenerate dkms.conf from VERSION
+#   make install [DESTDIR= PREFIX=]     nvfabctl, its man page and bash
+#                                       completion, the udev rules, the
+#                                       systemd unit, modules-load.d
+#   make uninstall [DESTDIR= PREFIX=]   remove what make install installed
 
 ifneq ($(KBUILD_MODULES),)
 # Inside kbuild (should not happen: kbuild reads Kbuild first).
@@ -21,11 +25,21 @@ VERSION := $(shell cat VERSION)
 CACHE ?= /var/cache/nvfab
 BUILD := $(CURDIR)/build
 
+# make install: under $(PREFIX)/lib, which udev (rules.d), systemd (units)
+# and systemd-modules-load (modules-load.d) all read for /usr/local; the
+# kernel modules themselves come from DKMS (make dkms-install, make deb).
+PREFIX ?= /usr/local
+LIBDIR_SYS ?= $(PREFIX)/lib
+UDEVRULESDIR ?= $(LIBDIR_SYS)/udev/rules.d
+SYSTEMDUNITDIR ?= $(LIBDIR_SYS)/systemd/system
+MODULESLOADDIR ?= $(LIBDIR_SYS)/modules-load.d
+EXAMPLESDIR ?= $(PREFIX)/share/nvfab/examples
+
 # The source files DKMS and the out-of-tree build copies need.
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
 .PHONY: all modules conftest clean check check-full lint demo bench \
-	test-modules dkms-install help
+	test-modules dkms-install install uninstall help
 
 all: modules
 
@@ -81,6 +95,27 @@ dkms-install:
 
 demo:
 	tools/demo/demo.sh
+
+install:
+	$(MAKE) -C tools/nvfabctl install DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	install -D -m 0644 udev/65-nvfab.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/65-nvfab.rules
+	install -D -m 0644 udev/examples/66-nvfab-ana-change.rules \
+		$(DESTDIR)$(EXAMPLESDIR)/66-nvfab-ana-change.rules
+	install -D -m 0644 systemd/nvfab-boot.service \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/nvfab-boot.service
+	install -D -m 0644 systemd/modules-load.d/nvfab.conf \
+		$(DESTDIR)$(MODULESLOADDIR)/nvfab.conf
+	@echo "installed; to use them now: udevadm control --reload;" \
+		"systemctl daemon-reload; systemctl enable nvfab-boot.service"
+
+uninstall:
+	$(MAKE) -C tools/nvfabctl uninstall DESTDIR=$(DESTDIR) PREFIX=$(PREFIX)
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/65-nvfab.rules \
+		$(DESTDIR)$(EXAMPLESDIR)/66-nvfab-ana-change.rules \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/nvfab-boot.service \
+		$(DESTDIR)$(MODULESLOADDIR)/nvfab.conf
+	-rmdir $(DESTDIR)$(EXAMPLESDIR) $(DESTDIR)$(PREFIX)/share/nvfab 2>/dev/null
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || true
