@@ -34,10 +34,14 @@ require_root
 ktap_header
 ktap_set_plan 26
 
-# /etc is read-only in the guest: the file lives in $NVFAB_ETC_NVFAB. The
-# host identity is the kernel's default one.
+# /etc is read-only in the guest: the file lives in $NVFAB_ETC_NVFAB, and
+# the host identity (as a booting machine has one: without it nvfabctl
+# warns) in $NVFAB_ETC_NVME.
 TMP=$(mktemp -d)
 mkdir -p "$TMP/etc-nvme" "$TMP/etc-nvfab"
+echo "nqn.2014-08.org.nvmexpress:uuid:6e766661-6221-4b00-8000-706572736973" \
+	>"$TMP/etc-nvme/hostnqn"
+echo "6e766661-6221-4b00-8000-706572736973" >"$TMP/etc-nvme/hostid"
 unset NVFAB_SYSFS NVFAB_CONFIGFS NVFAB_FABRICS_DEV
 export NVFAB_ETC_NVME=$TMP/etc-nvme
 export NVFAB_ETC_NVFAB=$TMP/etc-nvfab
