@@ -10,6 +10,9 @@
 #   make demo                           the main job (see README.md)
 #   make bench                          nvfab vs in-kernel NVMe/TCP ratios
 #   make dkms.conf                      regenerate dkms.conf from VERSION
+#   make dkms-install [KVER=<release>]  install with DKMS from this checkout
+#   make dkms-uninstall                 undo it: dkms remove, rm the source
+#   make deb                            build/deb/nvfab-dkms_<VERSION>_all.deb
 
 ifneq ($(KBUILD_MODULES),)
 # Inside kbuild (should not happen: kbuild reads Kbuild first).
@@ -25,7 +28,7 @@ BUILD := $(CURDIR)/build
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
 .PHONY: all modules conftest clean check check-full lint demo bench \
-	test-modules dkms-install help
+	test-modules dkms-install dkms-uninstall deb help
 
 all: modules
 
@@ -78,6 +81,12 @@ bench:
 
 dkms-install:
 	scripts/dkms-install.sh $(KVER)
+
+dkms-uninstall:
+	scripts/dkms-uninstall.sh
+
+deb:
+	scripts/mkdeb.sh $(BUILD)/deb
 
 demo:
 	tools/demo/demo.sh

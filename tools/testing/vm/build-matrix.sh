@@ -19,7 +19,7 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 . "$REPO_ROOT/selftests/nvfab/lib.sh"
-cd "$REPO_ROOT"
+cd "$REPO_ROOT" || exit 1
 
 out=$BUILD_DIR/matrix
 if [ "${1:-}" = --out ]; then
@@ -79,10 +79,10 @@ fi
 t=$(date +%s)
 if mkdir_out=$("$VM_DIR/matrix-kernel.sh" 2>"$out/matrix-kernel.log"); then
 	mdir=$(dirname "$mkdir_out")
-	# shellcheck disable=SC1091
-	. "$mdir/info"
-	ktap_diag "matrix kernel $release: $package $version, ready in $(($(date +%s) - t)) s (cold prepare took $prepare_seconds s)"
-	build "$release" "$mkdir_out" "$package $version"
+	info() { sed -n "s/^$1=//p" "$mdir/info"; }
+	release=$(info release)
+	ktap_diag "matrix kernel $release: $(info package) $(info version), ready in $(($(date +%s) - t)) s (cold prepare took $(info prepare_seconds) s)"
+	build "$release" "$mkdir_out" "$(info package) $(info version)"
 	releases+=("$release")
 else
 	sed 's/^/# /' "$out/matrix-kernel.log" | tail -20

@@ -121,8 +121,9 @@ tarball=$(find "$dir/debs/src/usr/src" -maxdepth 1 -name 'linux-source-*.tar.*' 
 log "matrix kernel: unpacking $(basename "$tarball")"
 tar -xf "$tarball" -C "$dir/src" --strip-components=1
 hdir=$dir/debs/hdr/usr/src/$hdr
-[ -f "$hdir/.config" ] && [ -f "$hdir/Module.symvers" ] ||
+if [ ! -f "$hdir/.config" ] || [ ! -f "$hdir/Module.symvers" ]; then
 	die "$hdr has no .config or Module.symvers"
+fi
 
 cp "$hdir/.config" "$dir/out/.config"
 args=()
