@@ -140,7 +140,9 @@ add_line "conftest host tests" "$p passed, $f failed, $s skipped"
 
 step "5/8 build matrix"
 t=$(date +%s)
-"$VM_DIR/build-matrix.sh" --out "$out/matrix" >"$out/matrix.ktap" 2>"$out/matrix.err"
+# Its builds stay in build/matrix/ between runs: kbuild redoes only what
+# changed.
+"$VM_DIR/build-matrix.sh" >"$out/matrix.ktap" 2>"$out/matrix.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/matrix.ktap")
 grep -E '^(not )?ok ' "$out/matrix.ktap"
 [ "$f" = 0 ] || tail -30 "$out/matrix.ktap" "$out/matrix.err"
