@@ -69,15 +69,20 @@ result() {
 ktap_header
 ktap_set_plan 5
 
-# A leftover of an interrupted run.
+# Start from nothing of this version, as the test ends: a package left by
+# an interrupted run, a registration by make dkms-install.
 if [ "$(pkg_status)" = installed ]; then
 	ktap_diag "removing a $PKG left installed"
 	dpkg -r "$PKG" >/dev/null 2>&1
 fi
+if [ -d "/var/lib/dkms/nvfab/$VERSION" ]; then
+	ktap_diag "removing the DKMS registration of nvfab $VERSION"
+	dkms remove -m nvfab -v "$VERSION" --all >/dev/null 2>&1
+fi
+rm -rf "$SRC"
 
 # 1. make dkms-uninstall on a registration made by hand (dkms add only:
 # what matters is what it removes).
-rm -rf "$SRC"
 st=0
 if "$REPO/scripts/dkms-source.sh" "$SRC" && dkms add -m nvfab -v "$VERSION" >/dev/null; then
 	run uninstall make -s -C "$REPO" dkms-uninstall
