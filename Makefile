@@ -10,6 +10,9 @@
 #   make demo                           the main job (see README.md)
 #   make bench                          nvfab vs in-kernel NVMe/TCP ratios
 #   make dkms.conf                      regenerate dkms.conf from VERSION
+#   make dkms-install [KVER=<release>]  install with DKMS from this checkout
+#   make dkms-uninstall                 undo it: dkms remove, rm the source
+#   make deb                            build/deb/nvfab-dkms_<VERSION>_all.deb
 #   make install [DESTDIR= PREFIX=]     nvfabctl, its man page and bash
 #                                       completion, the udev rules, the
 #                                       systemd unit, modules-load.d
@@ -39,7 +42,7 @@ EXAMPLESDIR ?= $(PREFIX)/share/nvfab/examples
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
 .PHONY: all modules conftest clean check check-full lint demo bench \
-	test-modules dkms-install install uninstall help
+	test-modules dkms-install dkms-uninstall deb install uninstall help
 
 all: modules
 
@@ -92,6 +95,12 @@ bench:
 
 dkms-install:
 	scripts/dkms-install.sh $(KVER)
+
+dkms-uninstall:
+	scripts/dkms-uninstall.sh
+
+deb:
+	scripts/mkdeb.sh $(BUILD)/deb
 
 demo:
 	tools/demo/demo.sh

@@ -7,16 +7,44 @@
 # KDIR and write OUT_HEADER with one HAVE_<PROBE> macro per probe that
 # compiled. drivers/nvfab/compat.h turns these into shims. Each probe names
 # the kernel version and commit that changed the API it tests.
+#
+# A probe that does not compile means "API absent", so a broken build
+# environment (no kernel tree, an unprepared tree, a missing or wrong
+# compiler) would silently answer "absent" to every probe. A sanity probe
+# that compiles on every kernel guards against that: if it fails, the
+# compiler output is printed, OUT_HEADER is left alone and the exit status
+# is 1.
 set -euo pipefail
 
 kdir=${1:?usage: conftest.sh KDIR OUT_HEADER}
 out=${2:?usage: conftest.sh KDIR OUT_HEADER}
 here=$(cd "$(dirname "$0")" && pwd)
 
+die() {
+	echo "conftest: error: $*" >&2
+	exit 1
+}
+
+[ -d "$kdir" ] || die "KDIR $kdir does not exist"
+[ -f "$kdir/Makefile" ] ||
+	die "KDIR $kdir is not a kernel build tree (no Makefile)"
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-targets=()
+sanity=nvfab_conftest_sanity
+cat >"$tmp/$sanity.c" <<'EOF'
+// SPDX-License-Identifier: GPL-2.0
+#include <linux/module.h>
+
+int nvfab_conftest_sanity(void);
+int nvfab_conftest_sanity(void)
+{
+	return 0;
+}
+EOF
+echo "obj-m += $sanity.o" >"$tmp/Kbuild"
+targets=("$sanity.o")
 for probe in "$here"/conftest/*.c; do
 	name=$(basename "$probe" .c)
 	cp "$probe" "$tmp/$name.c"
@@ -26,6 +54,16 @@ done
 
 # -k: a probe that does not compile is an answer, not an error.
 make -C "$kdir" M="$tmp" -k "${targets[@]}" >"$tmp/build.log" 2>&1 || true
+
+if [ ! -f "$tmp/$sanity.o" ]; then
+	{
+		echo "conftest: error: the sanity probe, which compiles on every kernel, did not compile against $kdir."
+		echo "conftest: the probe build environment is broken (is the tree configured and prepared, is its compiler installed?); no probe answer can be trusted, $out is left as it was."
+		echo "conftest: the build said:"
+		sed 's/^/  /' "$tmp/build.log"
+	} >&2
+	exit 1
+fi
 
 release=unknown
 [ -f "$kdir/include/config/kernel.release" ] &&

@@ -20,24 +20,21 @@ command -v dkms >/dev/null || { echo "dkms-install: dkms is not installed" >&2; 
 	exit 1
 }
 
+if [ "$(dpkg-query -W -f '${db:Status-Status}' nvfab-dkms 2>/dev/null)" = installed ]; then
+	echo "dkms-install: the nvfab-dkms package is installed; remove it first (dpkg -r nvfab-dkms)" >&2
+	exit 1
+fi
 # Keep dkms.conf in step with VERSION and the module list.
-"$root/scripts/gen-dkms-conf.sh" >"$root/build-dkms.conf.tmp"
-if ! cmp -s "$root/build-dkms.conf.tmp" "$root/dkms.conf"; then
-	rm -f "$root/build-dkms.conf.tmp"
+if ! "$root/scripts/gen-dkms-conf.sh" | cmp -s - "$root/dkms.conf"; then
 	echo "dkms-install: dkms.conf is stale; run 'make dkms.conf'" >&2
 	exit 1
 fi
-rm -f "$root/build-dkms.conf.tmp"
 
 if dkms status -m nvfab -v "$version" 2>/dev/null | grep -q .; then
 	dkms remove -m nvfab -v "$version" --all >/dev/null
 fi
 rm -rf "$src"
-mkdir -p "$src"
-(cd "$root" && cp -a Kbuild Makefile VERSION dkms.conf drivers include scripts "$src/")
-rm -f "$src/include/nvfab/conftest.h"
-find "$src" \( -name '*.o' -o -name '*.ko' -o -name '*.cmd' -o -name '*.mod' \
-	-o -name '*.mod.c' -o -name '*.order' -o -name Module.symvers \) -delete
+"$root/scripts/dkms-source.sh" "$src"
 
 dkms add -m nvfab -v "$version"
 dkms build -m nvfab -v "$version" -k "$kver"

@@ -349,8 +349,8 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	INIT_WORK(&ctrl->reset_work, nvfab_reset_work);
 	INIT_WORK(&ctrl->delete_work, nvfab_delete_work);
 	INIT_DELAYED_WORK(&ctrl->ka_work, nvfab_keep_alive_work);
-	hrtimer_init(&ctrl->ka_deadline, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
-	ctrl->ka_deadline.function = nvfab_keep_alive_deadline;
+	hrtimer_setup(&ctrl->ka_deadline, nvfab_keep_alive_deadline,
+		      CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	INIT_WORK(&ctrl->ka_expired_work, nvfab_keep_alive_expired_work);
 	INIT_DELAYED_WORK(&ctrl->connect_work, nvfab_connect_work);
 	INIT_DELAYED_WORK(&ctrl->failfast_work, nvfab_failfast_work);

@@ -273,7 +273,7 @@ static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 	set->driver_data = ctrl;
 	set->nr_hw_queues = 1;
 	set->timeout = NVFAB_ADMIN_TIMEOUT;
-	set->flags = BLK_MQ_F_NO_SCHED;
+	set->flags = NVFAB_BLK_MQ_F_NO_SCHED;
 	if (ctrl->ops->blocking)
 		set->flags |= BLK_MQ_F_BLOCKING;
 	ret = blk_mq_alloc_tag_set(set);
@@ -318,7 +318,7 @@ static int nvfab_alloc_io_tagset(struct nvfab_ctrl *ctrl)
 	set->queue_depth = ctrl->sqsize + 1;
 	set->reserved_tags = NVFAB_IO_RESERVED;
 	set->numa_node = NUMA_NO_NODE;
-	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->flags = NVFAB_BLK_MQ_F_MERGE;
 	if (ctrl->ops->blocking)
 		set->flags |= BLK_MQ_F_BLOCKING;
 	set->cmd_size = ctrl->ops->cmd_size;
@@ -391,7 +391,7 @@ static int nvfab_update_nr_io_queues(struct nvfab_ctrl *ctrl,
 	if (!ret)
 		blk_mq_update_nr_hw_queues(&ctrl->tagset, nr_io);
 	list_for_each_entry(ns, &ctrl->namespaces, list)
-		blk_mq_unfreeze_queue(ns->disk->queue);
+		blk_mq_unfreeze_queue_nomemrestore(ns->disk->queue);
 	up_read(&ctrl->namespaces_rwsem);
 	return ret;
 }

@@ -73,7 +73,7 @@ static void nvfab_passthru_unfreeze(struct nvfab_frozen *f)
 	unsigned int i;
 
 	for (i = 0; i < f->nr; i++) {
-		blk_mq_unfreeze_queue(f->ns[i]->disk->queue);
+		blk_mq_unfreeze_queue_nomemrestore(f->ns[i]->disk->queue);
 		nvfab_ns_put(f->ns[i]);
 	}
 	kfree(f->ns);

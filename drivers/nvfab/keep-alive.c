@@ -43,7 +43,8 @@ static unsigned int nvfab_keep_alive_tmo(struct nvfab_ctrl *ctrl)
 }
 
 static enum rq_end_io_ret nvfab_keep_alive_end_io(struct request *rq,
-						  blk_status_t status)
+						  blk_status_t status,
+						  const struct io_comp_batch *iob)
 {
 	struct nvfab_ctrl *ctrl = rq->end_io_data;
 	u16 nvme_status = nvfab_req(rq)->status;
@@ -64,6 +65,8 @@ static enum rq_end_io_ret nvfab_keep_alive_end_io(struct request *rq,
 				   nvfab_keep_alive_delay(ctrl));
 	return RQ_END_IO_NONE;
 }
+
+NVFAB_DEFINE_RQ_END_IO(nvfab_keep_alive_end_io);
 
 /**
  * nvfab_keep_alive_deadline() - the outstanding keep-alive is late
@@ -136,7 +139,7 @@ void nvfab_keep_alive_work(struct work_struct *work)
 	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
 	/* The request timeout is only a backstop behind ka_deadline. */
 	rq->timeout = msecs_to_jiffies(tmo) + 2 * HZ;
-	rq->end_io = nvfab_keep_alive_end_io;
+	rq->end_io = NVFAB_RQ_END_IO(nvfab_keep_alive_end_io);
 	rq->end_io_data = ctrl;
 	WRITE_ONCE(ctrl->ka_sent, jiffies);
 	WRITE_ONCE(ctrl->ka_pending, true);

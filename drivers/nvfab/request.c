@@ -395,7 +395,7 @@ int nvfab_submit_sync_cmd(struct request_queue *q, struct nvme_command *cmd,
 	rq->cmd_flags |= REQ_FAILFAST_DRIVER;
 	rq->timeout = NVFAB_ADMIN_TIMEOUT;
 	if (buf && bufflen) {
-		ret = blk_rq_map_kern(q, rq, buf, bufflen, GFP_KERNEL);
+		ret = nvfab_rq_map_kern(rq, buf, bufflen, GFP_KERNEL);
 		if (ret)
 			goto out_free;
 	}

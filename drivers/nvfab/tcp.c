@@ -240,7 +240,7 @@ static u32 nvfab_tcp_crc_iter(u32 crc, const struct iov_iter *iter, size_t len)
 static void nvfab_tcp_init_iter(struct nvfab_tcp_request *req, unsigned int dir)
 {
 	struct request *rq = req->rq;
-	struct bio_vec *vec;
+	const struct bio_vec *vec;
 	unsigned int size, nr_bvec;
 	size_t offset;
 
@@ -259,7 +259,7 @@ static void nvfab_tcp_init_iter(struct nvfab_tcp_request *req, unsigned int dir)
 		bio_for_each_bvec(bv, bio, bi)
 			nr_bvec++;
 		size = bio->bi_iter.bi_size;
-		offset = bio->bi_iter.bi_bvec_done;
+		offset = nvfab_bvec_iter_offset(&bio->bi_iter);
 	}
 	iov_iter_bvec(&req->iter, dir, vec, nr_bvec, size);
 	req->iter.iov_offset = offset;
@@ -1228,8 +1228,8 @@ static int nvfab_tcp_bind(struct nvfab_tcp_queue *queue)
 		}
 	}
 	if (opts->host_traddr) {
-		ret = kernel_bind(queue->sock, (struct sockaddr *)&tctrl->src_addr,
-				  sizeof(tctrl->src_addr));
+		ret = nvfab_kernel_bind(queue->sock, &tctrl->src_addr,
+					sizeof(tctrl->src_addr));
 		if (ret) {
 			dev_err(tctrl->ctrl.device, "binding to %s failed: %d\n",
 				opts->host_traddr, ret);
@@ -1403,8 +1403,8 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	if (ret)
 		goto out_release;
 
-	ret = kernel_connect(queue->sock, (struct sockaddr *)&tctrl->addr,
-			     sizeof(tctrl->addr), 0);
+	ret = nvfab_kernel_connect(queue->sock, &tctrl->addr,
+				   sizeof(tctrl->addr), 0);
 	if (ret) {
 		dev_err(ctrl->device, "queue %d: connect to %pISpc failed: %d\n",
 			qid, &tctrl->addr, ret);
@@ -1678,7 +1678,7 @@ static enum blk_eh_timer_return nvfab_tcp_timeout(struct request *rq)
 
 static int nvfab_tcp_init_request(struct blk_mq_tag_set *set,
 				  struct request *rq, unsigned int hctx_idx,
-				  unsigned int numa_node)
+				  int numa_node)
 {
 	struct nvfab_tcp_ctrl *tctrl = set->driver_data;
 	struct nvfab_tcp_request *req = blk_mq_rq_to_pdu(rq);
@@ -1690,6 +1690,8 @@ static int nvfab_tcp_init_request(struct blk_mq_tag_set *set,
 	req->rq = rq;
 	return 0;
 }
+
+NVFAB_DEFINE_INIT_REQUEST(nvfab_tcp_init_request);
 
 static int nvfab_tcp_init_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 			       unsigned int hctx_idx)
@@ -1718,7 +1720,7 @@ static const struct blk_mq_ops nvfab_tcp_mq_ops = {
 	.queue_rq	= nvfab_tcp_queue_rq,
 	.commit_rqs	= nvfab_tcp_commit_rqs,
 	.complete	= nvfab_complete_rq,
-	.init_request	= nvfab_tcp_init_request,
+	.init_request	= NVFAB_INIT_REQUEST(nvfab_tcp_init_request),
 	.init_hctx	= nvfab_tcp_init_hctx,
 	.timeout	= nvfab_tcp_timeout,
 	.map_queues	= nvfab_tcp_map_queues,
@@ -1728,7 +1730,7 @@ static const struct blk_mq_ops nvfab_tcp_mq_ops = {
 static const struct blk_mq_ops nvfab_tcp_admin_mq_ops = {
 	.queue_rq	= nvfab_tcp_queue_rq,
 	.complete	= nvfab_complete_rq,
-	.init_request	= nvfab_tcp_init_request,
+	.init_request	= NVFAB_INIT_REQUEST(nvfab_tcp_init_request),
 	.init_hctx	= nvfab_tcp_init_admin_hctx,
 	.timeout	= nvfab_tcp_timeout,
 };

@@ -6,11 +6,16 @@
 #  1. setup.sh           install what is missing from apt (idempotent)
 #  2. build-kernel.sh    the test kernel (cached in $NVFAB_CACHE)
 #  3. make test-modules  nvfab and its KUnit suites for the test kernel
-#  4. tools/nvfabctl     build it and run its host-side tests; the bench's
-#                        host-side tests; the udev rules' host-side tests
-#  5. dkms               install nvfab for the stock Debian kernel
-#  6. test guest         KUnit + selftests under KASAN/lockdep/kmemleak
-#  7. stock guest        the DKMS modules load, work and unload
+#  4. host tests         nvfabctl (built here), the bench's, conftest.sh's,
+#                        the udev rules', make install's
+#  5. build-matrix.sh    the DKMS modules, W=1, for the stock 6.12 headers
+#                        and Debian's newest kernel (its tree cached in
+#                        $NVFAB_CACHE); dkms.conf's kernel range
+#  6. dkms               the package test (make deb, dpkg -i, dpkg -r,
+#                        make dkms-uninstall), then install nvfab for the
+#                        stock Debian kernel
+#  7. test guest         KUnit + selftests under KASAN/lockdep/kmemleak
+#  8. stock guest        the DKMS modules load, work and unload
 #
 # The last line is "N passed, N failed[, N skipped]" over all of it; the
 # exit status is 0 only when nothing failed.
@@ -92,19 +97,19 @@ finish() {
 	exit $?
 }
 
-step "1/7 setup"
+step "1/8 setup"
 "$VM_DIR/setup.sh" || fatal "setup.sh failed"
 
-step "2/7 test kernel"
+step "2/8 test kernel"
 t=$(date +%s)
 tkdir=$("$VM_DIR/build-kernel.sh") || fatal "test kernel build failed"
 lines+=("test kernel: $tkdir ($(($(date +%s) - t)) s this run, cold build $(cat "$tkdir/.build-seconds" 2>/dev/null || echo '?') s)")
 
-step "3/7 modules for the test kernel"
+step "3/8 modules for the test kernel"
 make -s test-modules W=1 >"$out/test-modules.log" 2>&1 ||
 	{ tail -30 "$out/test-modules.log"; fatal "make test-modules failed (see $out/test-modules.log)"; }
 
-step "4/7 nvfabctl"
+step "4/8 host tests"
 if make -s -C tools/nvfabctl >"$out/nvfabctl-build.log" 2>&1; then
 	tools/nvfabctl/tests/run.sh >"$out/nvfabctl.ktap" 2>"$out/nvfabctl.err"
 	read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/nvfabctl.ktap")
@@ -134,8 +139,34 @@ udev/tests/run.sh >"$out/udev.ktap" 2>"$out/udev.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/udev.ktap")
 [ "$f" = 0 ] || { grep -E '^(not ok|#)' "$out/udev.ktap"; tail -5 "$out/udev.err"; }
 add_line "udev rules host tests" "$p passed, $f failed, $s skipped"
+# make install and uninstall into a temp DESTDIR.
+scripts/tests/install-test.sh >"$out/install.ktap" 2>"$out/install.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/install.ktap")
+[ "$f" = 0 ] || { grep -E '^(not ok|#)' "$out/install.ktap"; tail -5 "$out/install.err"; }
+add_line "make install host tests" "$p passed, $f failed, $s skipped"
+# conftest.sh against broken and working kernel trees (half a minute).
+scripts/tests/conftest-test.sh >"$out/conftest.ktap" 2>"$out/conftest.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/conftest.ktap")
+[ "$f" = 0 ] || tail -30 "$out/conftest.ktap"
+add_line "conftest host tests" "$p passed, $f failed, $s skipped"
 
-step "5/7 DKMS install for the stock kernel"
+step "5/8 build matrix"
+t=$(date +%s)
+# Its builds stay in build/matrix/ between runs: kbuild redoes only what
+# changed.
+"$VM_DIR/build-matrix.sh" >"$out/matrix.ktap" 2>"$out/matrix.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/matrix.ktap")
+grep -E '^(not )?ok ' "$out/matrix.ktap"
+[ "$f" = 0 ] || tail -30 "$out/matrix.ktap" "$out/matrix.err"
+add_line "build matrix ($(($(date +%s) - t)) s)" "$p passed, $f failed, $s skipped"
+
+step "6/8 DKMS: package test, then install for the stock kernel"
+# The package test leaves no nvfab registered; dkms-install.sh then
+# installs from this checkout for the stock guest.
+scripts/tests/deb-test.sh >"$out/deb.ktap" 2>"$out/deb.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/deb.ktap")
+[ "$f" = 0 ] || tail -30 "$out/deb.ktap" "$out/deb.err"
+add_line "DKMS package tests" "$p passed, $f failed, $s skipped"
 kver=$(stock_kver)
 if scripts/dkms-install.sh "$kver" >"$out/dkms.log" 2>&1; then
 	lines+=("dkms: nvfab $(cat VERSION) installed for $kver")
@@ -150,7 +181,7 @@ fi
 export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-4400}
 export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-5000}
 
-step "6/7 test-kernel guest (KUnit, selftests, sanitizers)"
+step "7/8 test-kernel guest (KUnit, selftests, sanitizers)"
 # Under KASAN, lockdep and kmemleak hostile.sh runs the scenarios where a
 # mistake is a use-after-free or a lock inversion: a duplicated
 # CapsuleResp and C2HData after the response (a freed request, a freed
@@ -162,7 +193,7 @@ guest "test-kernel guest" "$out/test" \
 	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format}"
 
 if [ "$stock_ok" = 1 ]; then
-	step "7/7 stock-kernel guest ($kver, DKMS modules)"
+	step "8/8 stock-kernel guest ($kver, DKMS modules)"
 	guest "stock-kernel guest" "$out/stock" NVFAB_CHECK_KERNEL=stock \
 		NVFAB_CHECK_PAYLOAD="$VM_DIR/guest/stock-tests.sh"
 fi

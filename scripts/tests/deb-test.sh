@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side test of the DKMS packaging, on this machine's real dkms and
+# dpkg (as root): make dkms-uninstall removes a registration made by hand,
+# make deb builds nvfab-dkms_<VERSION>_all.deb, dpkg -i builds and installs
+# the modules for the stock kernel through DKMS, and dpkg -r leaves
+# nothing behind (no DKMS registration, no source, no module file).
+#
+# It ends with no nvfab <VERSION> registered at all, whatever was there
+# before: run scripts/dkms-install.sh afterwards to install from the
+# checkout again (make check runs it right after this test). KTAP output;
+# exits 0 only if every test passes, 4 if it cannot run here.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+. "$REPO/selftests/nvfab/lib.sh"
+. "$REPO/tools/testing/vm/lib.sh"
+
+VERSION=$(cat "$REPO/VERSION")
+SRC=/usr/src/nvfab-$VERSION
+PKG=nvfab-dkms
+TMP=$(mktemp -d)
+cleanup() {
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+require_root
+command -v dkms >/dev/null || ksft_skip_all "dkms is not installed"
+command -v dpkg-deb >/dev/null || ksft_skip_all "dpkg-deb is not installed"
+kver=$(stock_kver)
+if [ -z "$kver" ] || [ ! -e "/lib/modules/$kver/build/include" ]; then
+	ksft_skip_all "no headers for the stock kernel ${kver:-6.12} (run tools/testing/vm/setup.sh)"
+fi
+
+pkg_status() {
+	dpkg-query -W -f '${db:Status-Status}' "$PKG" 2>/dev/null
+}
+
+registered() {
+	dkms status -m nvfab -v "$VERSION" 2>/dev/null | grep -q .
+}
+
+# Any nvfab module file DKMS installed, for any kernel.
+installed_modules() {
+	find /lib/modules/*/updates/dkms -name 'nvfab*.ko*' 2>/dev/null
+}
+
+# run LOG CMD...: sets RC; the output goes to $TMP/LOG.
+run() {
+	local log=$1
+	shift
+	timeout 900 "$@" >"$TMP/$log" 2>&1
+	RC=$?
+}
+
+# result DESC STATUS [LOG]: one test; the log's tail on failure.
+result() {
+	if [ "$2" = 0 ]; then
+		ktap_pass "$1"
+	else
+		[ -z "${3:-}" ] || tail -20 "$TMP/$3" | sed 's/^/# /'
+		ktap_fail "$1"
+	fi
+}
+
+ktap_header
+ktap_set_plan 5
+
+# Start from nothing of this version, as the test ends: a package left by
+# an interrupted run, a registration by make dkms-install.
+if [ "$(pkg_status)" = installed ]; then
+	ktap_diag "removing a $PKG left installed"
+	dpkg -r "$PKG" >/dev/null 2>&1
+fi
+if [ -d "/var/lib/dkms/nvfab/$VERSION" ]; then
+	ktap_diag "removing the DKMS registration of nvfab $VERSION"
+	dkms remove -m nvfab -v "$VERSION" --all >/dev/null 2>&1
+fi
+rm -rf "$SRC"
+
+# 1. make dkms-uninstall on a registration made by hand (dkms add only:
+# what matters is what it removes).
+st=0
+if "$REPO/scripts/dkms-source.sh" "$SRC" && dkms add -m nvfab -v "$VERSION" >/dev/null; then
+	run uninstall make -s -C "$REPO" dkms-uninstall
+	[ "$RC" = 0 ] || st=1
+	registered && { ktap_diag "still registered"; st=1; }
+	[ -e "$SRC" ] && { ktap_diag "$SRC still there"; st=1; }
+	run uninstall2 make -s -C "$REPO" dkms-uninstall
+	[ "$RC" = 0 ] || { ktap_diag "a second run failed"; st=1; }
+else
+	ktap_diag "could not set up a registration by hand"
+	st=1
+fi
+result "make dkms-uninstall removes the registration and $SRC, twice in a row" $st uninstall
+
+# 2. make deb
+run deb make -s -C "$REPO" deb BUILD="$TMP/build"
+deb=$TMP/build/deb/${PKG}_${VERSION}_all.deb
+st=$RC
+if [ -f "$deb" ]; then
+	fields=$(dpkg-deb -f "$deb" Package Version Architecture Depends)
+	ktap_diag "$(echo "$fields" | tr '\n' ' ')"
+	grep -qx "Package: $PKG" <<<"$fields" || st=1
+	grep -qx "Version: $VERSION" <<<"$fields" || st=1
+	grep -qx "Architecture: all" <<<"$fields" || st=1
+	grep -q "^Depends: .*dkms" <<<"$fields" || st=1
+	dpkg-deb -x "$deb" "$TMP/x"
+	cmp -s "$TMP/x$SRC/dkms.conf" "$REPO/dkms.conf" || { ktap_diag "dkms.conf differs"; st=1; }
+	bad=$(find "$TMP/x" \( -name '*.o' -o -name '*.ko' -o -name conftest.h \) -print)
+	[ -z "$bad" ] || { ktap_diag "build products in the package: $bad"; st=1; }
+else
+	st=1
+fi
+result "make deb builds ${PKG}_${VERSION}_all.deb with the DKMS source" $st deb
+
+# 3. dpkg -i: DKMS builds and installs for the stock kernel.
+st=1
+if [ -f "$deb" ]; then
+	run install dpkg -i "$deb"
+	st=$RC
+	[ "$(pkg_status)" = installed ] || st=1
+	dkms status -m nvfab -v "$VERSION" | sed 's/^/# dkms status: /'
+	dkms status -m nvfab -v "$VERSION" -k "$kver" | grep -q ': installed' ||
+		{ ktap_diag "not installed for $kver"; st=1; }
+	cmp -s "$SRC/dkms.conf" "$REPO/dkms.conf" || { ktap_diag "$SRC/dkms.conf differs"; st=1; }
+	for m in nvfab-core nvfab-fabrics nvfab-tcp nvfab-ps-service-time; do
+		ls /lib/modules/"$kver"/updates/dkms/"$m".ko* >/dev/null 2>&1 ||
+			{ ktap_diag "no $m for $kver"; st=1; }
+	done
+fi
+result "dpkg -i builds and installs the modules for $kver with DKMS" "$st" install
+
+# 4. Neither install path may take the other's files from under it.
+st=0
+run refuse make -s -C "$REPO" dkms-uninstall
+{ [ "$RC" != 0 ] && grep -q "dpkg -r $PKG" "$TMP/refuse"; } || st=1
+[ -e "$SRC/dkms.conf" ] || st=1
+run refuse2 "$REPO/scripts/dkms-install.sh" "$kver"
+{ [ "$RC" != 0 ] && grep -q "dpkg -r $PKG" "$TMP/refuse2"; } || st=1
+result "with the package installed, make dkms-uninstall and dkms-install refuse" $st refuse
+
+# 5. dpkg -r leaves nothing.
+run remove dpkg -r "$PKG"
+st=$RC
+[ "$(pkg_status)" = installed ] && st=1
+registered && { ktap_diag "still registered with DKMS"; st=1; }
+[ -e "$SRC" ] && { ktap_diag "$SRC still there"; st=1; }
+[ -e "/var/lib/dkms/nvfab/$VERSION" ] && { ktap_diag "/var/lib/dkms/nvfab/$VERSION still there"; st=1; }
+left=$(installed_modules)
+[ -z "$left" ] || { ktap_diag "module files left: $left"; st=1; }
+result "dpkg -r removes the registration, the source and the modules" $st remove
+
+ktap_finish
