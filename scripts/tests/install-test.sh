@@ -32,7 +32,8 @@ ktap_check "make install DESTDIR=... exits 0" [ "$rc" = 0 ]
 for f in "${FILES[@]}"; do
 	ktap_check "installed $f" [ -s "$D$f" ]
 done
-ktap_check "the installed nvfabctl runs" "$D$P/sbin/nvfabctl" version >/dev/null
+runs() { "$D$P/sbin/nvfabctl" version >/dev/null; }
+ktap_check "the installed nvfabctl runs" runs
 make -s -C "$REPO" uninstall DESTDIR="$D" >"$D.log" 2>&1
 left=$(find "$D" -type f)
 [ -z "$left" ] || echo "$left" | sed 's/^/# left: /'
