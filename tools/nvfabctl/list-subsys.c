@@ -283,16 +283,9 @@ int nvf_list_subsys(int argc, char **argv)
 		device = argv[optind++];
 	if (nvf_no_operands(argc, argv))
 		return NVF_EXIT_FAIL;
-	if (device && nvf_dev_name(device, name, sizeof(name)))
+	if (nvf_subsys_load(device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
-
-	if (nvf_subsys_scan(&subs, &nr))
-		return NVF_EXIT_FAIL;
-	shown = device ? nvf_subsys_select(subs, nr, name) : nr;
-	if (device && !shown) {
-		nvf_err("no subsystem with device '%s'", device);
-		ret = NVF_EXIT_FAIL;
-	} else if (fmt == NVF_FMT_JSON) {
+	if (fmt == NVF_FMT_JSON) {
 		ret = nvf_list_subsys_json_run(subs, shown,
 					       device ? name : NULL);
 	} else {

@@ -185,6 +185,8 @@ void nvf_subsys_sanitize(struct nvf_subsys *sub);
 int nvf_dev_name(const char *arg, char *buf, size_t size);
 size_t nvf_subsys_select(struct nvf_subsys *subs, size_t nr,
 			 const char *name);
+int nvf_subsys_load(const char *device, char *name, size_t size,
+		    struct nvf_subsys **subs, size_t *nr, size_t *shown);
 const struct nvf_head *nvf_subsys_find_head(const struct nvf_subsys *sub,
 					    const char *name);
 const struct nvf_subsys_ctrl *

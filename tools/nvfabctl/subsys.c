@@ -680,3 +680,25 @@ bool nvf_head_has_host(const struct nvf_subsys *sub,
 	}
 	return false;
 }
+
+/*
+ * The subsystems list-subsys and show-topology show: all of them, or with
+ * @device those holding it (its name in @name, @size bytes), first in
+ * *@subs. Return: 0 with *@shown of the *@nr set (the caller frees *@subs
+ * with nvf_subsys_free()), or -1 after an error message, nothing to free.
+ */
+int nvf_subsys_load(const char *device, char *name, size_t size,
+		    struct nvf_subsys **subs, size_t *nr, size_t *shown)
+{
+	if (device && nvf_dev_name(device, name, size))
+		return -1;
+	if (nvf_subsys_scan(subs, nr))
+		return -1;
+	*shown = device ? nvf_subsys_select(*subs, *nr, name) : *nr;
+	if (device && !*shown) {
+		nvf_err("no subsystem with device '%s'", device);
+		nvf_subsys_free(*subs, *nr);
+		return -1;
+	}
+	return 0;
+}

@@ -418,16 +418,8 @@ int nvf_show_topology(int argc, char **argv)
 		device = argv[optind++];
 	if (nvf_no_operands(argc, argv))
 		return NVF_EXIT_FAIL;
-	if (device && nvf_dev_name(device, name, sizeof(name)))
+	if (nvf_subsys_load(device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
-
-	if (nvf_subsys_scan(&subs, &nr))
-		return NVF_EXIT_FAIL;
-	shown = device ? nvf_subsys_select(subs, nr, name) : nr;
-	if (device && !shown) {
-		nvf_err("no subsystem with device '%s'", device);
-		goto out_free;
-	}
 	if (nvf_hosts_collect(subs, shown, &hosts, &nr_hosts))
 		goto out_free;
 	if (fmt == NVF_FMT_JSON) {
