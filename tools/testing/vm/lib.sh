@@ -58,3 +58,28 @@ ensure_source() {
 	fi
 	echo "$src"
 }
+
+# matrix_apt_setup MIRROR SUITE: a private apt configuration in
+# $NVFAB_CACHE/matrix-apt/ (sources, lists and download cache of its own;
+# the host's dpkg status only for reading) and APT_CONFIG exported to it,
+# so that `apt-get update`/`download` of a newer Debian's kernel packages
+# touch nothing the host's apt uses. Used by matrix-kernel.sh and
+# matrix-image.sh.
+matrix_apt_setup() {
+	local mirror=$1 suite=$2 apt_dir=$NVFAB_CACHE/matrix-apt
+
+	mkdir -p "$apt_dir"/{lists/partial,cache/archives/partial,sources.list.d,preferences.d}
+	echo "deb $mirror $suite main" >"$apt_dir/sources.list"
+	cat >"$apt_dir/apt.conf" <<EOF
+Dir::Etc::SourceList "$apt_dir/sources.list";
+Dir::Etc::SourceParts "$apt_dir/sources.list.d";
+Dir::Etc::Preferences "$apt_dir/preferences";
+Dir::Etc::PreferencesParts "$apt_dir/preferences.d";
+Dir::State::Lists "$apt_dir/lists";
+Dir::State::status "/var/lib/dpkg/status";
+Dir::Cache "$apt_dir/cache";
+APT::Sandbox::User "root";
+Acquire::Languages "none";
+EOF
+	export APT_CONFIG=$apt_dir/apt.conf
+}

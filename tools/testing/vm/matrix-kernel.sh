@@ -35,18 +35,22 @@ shopt -s nullglob
 mirror=${NVFAB_MATRIX_MIRROR:-http://deb.debian.org/debian}
 suite=${NVFAB_MATRIX_SUITE:-trixie-backports}
 
-# What Debian 12's toolchain cannot build in a 7.x tree, or what a module
-# build does not need and only costs time:
+# What Debian 12's toolchain cannot build in a 7.x tree:
 #  RUST               7.x needs a newer rustc (and bindgen) than bookworm's
-#  DEBUG_INFO_BTF*    needs a newer pahole and a vmlinux to generate BTF
-#  DEBUG_INFO         not needed to compile modules; slows every object
 # olddefconfig turns off by itself whatever else gcc 12 or binutils 2.40
-# lack (the CC_HAS_* and AS_HAS_* tests).
-CONFIG_OFF=(RUST DEBUG_INFO_BTF DEBUG_INFO_BTF_MODULES
-	DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT DEBUG_INFO_DWARF4 DEBUG_INFO_DWARF5)
-CONFIG_ON=(DEBUG_INFO_NONE)
+# lack (the CC_HAS_* and AS_HAS_* tests): code generation only.
+# Everything that shapes a structure the modules share with the kernel
+# stays as Debian has it. DEBUG_INFO_BTF_MODULES, for one, adds BTF fields
+# to struct module: a tree without it (recipe 1) built modules whose
+# .gnu.linkonce.this_module did not match Debian's kernel, and the
+# newest-kernel guest's modprobe failed with "Exec format error" ("Invalid
+# relocation target, existing value is nonzero"). With it on, modpost
+# prints "Skipping BTF generation ... unavailability of vmlinux", as a
+# DKMS build against Debian's headers does.
+CONFIG_OFF=(RUST)
+CONFIG_ON=()
 # Bump when the way the tree is made changes.
-MATRIX_RECIPE=1
+MATRIX_RECIPE=2
 
 recipe_hash() {
 	{
@@ -66,21 +70,8 @@ newest_cached() {
 	[ -n "$best" ] && echo "${best%/}"
 }
 
+matrix_apt_setup "$mirror" "$suite"
 apt_dir=$NVFAB_CACHE/matrix-apt
-mkdir -p "$apt_dir"/{lists/partial,cache/archives/partial,sources.list.d,preferences.d}
-echo "deb $mirror $suite main" >"$apt_dir/sources.list"
-cat >"$apt_dir/apt.conf" <<EOF
-Dir::Etc::SourceList "$apt_dir/sources.list";
-Dir::Etc::SourceParts "$apt_dir/sources.list.d";
-Dir::Etc::Preferences "$apt_dir/preferences";
-Dir::Etc::PreferencesParts "$apt_dir/preferences.d";
-Dir::State::Lists "$apt_dir/lists";
-Dir::State::status "/var/lib/dpkg/status";
-Dir::Cache "$apt_dir/cache";
-APT::Sandbox::User "root";
-Acquire::Languages "none";
-EOF
-export APT_CONFIG=$apt_dir/apt.conf
 
 if ! timeout 120 apt-get update -qq >"$apt_dir/update.log" 2>&1; then
 	cached=$(newest_cached) ||
@@ -142,6 +133,14 @@ for c in $required; do
 done
 for o in "${CONFIG_OFF[@]}"; do
 	! grep -qE "^CONFIG_$o=[ym]$" "$dir/out/.config" || die "CONFIG_$o is still on after olddefconfig"
+done
+# Every option that changes struct module's layout (the #ifs inside it in
+# include/linux/module.h) is as in Debian's kernel: otherwise the modules
+# built here would not load there.
+for c in $(awk '/^struct module \{/,/^\}/' "$dir/src/include/linux/module.h" |
+	grep -oE 'CONFIG_[A-Z0-9_]+' | sort -u); do
+	[ "$(grep -E "^$c=" "$hdir/.config")" = "$(grep -E "^$c=" "$dir/out/.config")" ] ||
+		die "$c differs from Debian's config after olddefconfig: struct module would not match $release"
 done
 
 jobs=$(($(nproc) + 1))

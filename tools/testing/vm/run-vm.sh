@@ -17,6 +17,9 @@
 #   stock  Debian's /boot/vmlinuz-$(stock_kver). 9p is modular there, so a
 #          small busybox initramfs (cached in $NVFAB_CACHE) loads it and
 #          switch_roots into the 9p root. /lib/modules is the host's own.
+#          With NVFAB_STOCK_IMAGE=IDIR (from matrix-image.sh: a Debian
+#          kernel that is not installed here), IDIR/vmlinuz is booted and
+#          IDIR/lib/modules is bind-mounted over /lib/modules.
 #
 # Files written to DIR: console.log (the serial console), rc (the command's
 # exit status, written by the guest), cmd.log (the command's output only),
@@ -43,6 +46,8 @@
 #   NVFAB_VM_APPEND   extra kernel command line
 #   NVFAB_TEST_KDIR   test kernel build dir (default: build-kernel.sh output)
 #   STOCK_KVER        stock kernel release (default: newest 6.12, see lib.sh)
+#   NVFAB_STOCK_IMAGE an unpacked Debian kernel (matrix-image.sh) to boot as
+#                     the stock kernel; STOCK_KVER must name its release
 #   VERBOSE=1         also copy the console to stderr
 # Every NVFAB_* variable and VERBOSE are exported into the guest command's
 # environment, together with REPO_ROOT, OUT=/tmp/out and NVFAB_KERNEL.
@@ -87,7 +92,7 @@ ROOT_9P_OPTS=trans=virtio,version=9p2000.L,msize=262144,cache=loose
 # whose 9p support is modular. Keyed by kernel release and by this script,
 # whose text defines the initramfs. Prints the path.
 stock_initramfs() {
-	local kver=$1 moddir=/lib/modules/$1 key img tmp m dep name order=()
+	local kver=$1 moddir=$2/$1 key img tmp m dep name order=()
 	local -A seen=()
 
 	key=$(sha256sum "$VM_DIR/run-vm.sh" | cut -c1-12)
@@ -220,9 +225,18 @@ test)
 stock)
 	kver=$(stock_kver)
 	[ -n "$kver" ] || die "cannot resolve the stock kernel release"
-	kimage=/boot/vmlinuz-$kver
-	[ -f "$kimage" ] || die "$kimage missing (run setup.sh)"
-	initrd=(-initrd "$(stock_initramfs "$kver")")
+	if [ -n "${NVFAB_STOCK_IMAGE:-}" ]; then
+		kimage=$NVFAB_STOCK_IMAGE/vmlinuz
+		modroot=$NVFAB_STOCK_IMAGE/lib/modules
+		[ -f "$kimage" ] && [ -d "$modroot/$kver" ] ||
+			die "NVFAB_STOCK_IMAGE=$NVFAB_STOCK_IMAGE has no vmlinuz or lib/modules/$kver (STOCK_KVER)"
+		append+=" nvfab.modroot=$modroot"
+	else
+		kimage=/boot/vmlinuz-$kver
+		modroot=/lib/modules
+		[ -f "$kimage" ] || die "$kimage missing (run setup.sh)"
+	fi
+	initrd=(-initrd "$(stock_initramfs "$kver" "$modroot")")
 	;;
 esac
 append+=${NVFAB_VM_APPEND:+ $NVFAB_VM_APPEND}

@@ -12,7 +12,8 @@
 #
 # Kernel command line parameters read here:
 #   nvfab.kernel=test|stock   which kernel this is (exported as NVFAB_KERNEL)
-#   nvfab.modroot=DIR         bind-mounted over /lib/modules (test kernel)
+#   nvfab.modroot=DIR         bind-mounted over /lib/modules (test kernel,
+#                             NVFAB_STOCK_IMAGE)
 #   nvfab.timeout=S           the command is killed after S seconds
 #   nvfab.debug=1             trace this script, with guest uptime
 #   nvfab.repo=DIR            the repository (kept visible if fstab hides
@@ -111,6 +112,12 @@ done
 
 mnt sysfs /sys
 mnt devtmpfs /dev
+# The test kernel's modules live in its build cache, a Debian kernel that
+# is not installed here (NVFAB_STOCK_IMAGE) in an unpacked image: make kmod
+# see them, before the first modprobe.
+if [ -n "$modroot" ]; then
+	$BB mount -o bind "$modroot" /lib/modules
+fi
 # configfs is modular in the stock kernel.
 if ! grep_fs configfs; then
 	modprobe -q configfs 2>/dev/null || true
@@ -136,11 +143,6 @@ if [ "$park" = 1 ]; then
 fi
 $BB mkdir -p /run/netns /run/lock "$OUT"
 $BB mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out "$OUT"
-
-# The test kernel's modules live in its build cache; make kmod see them.
-if [ -n "$modroot" ]; then
-	$BB mount -o bind "$modroot" /lib/modules
-fi
 
 echo nvfab-vm >/proc/sys/kernel/hostname
 $BB ip link set lo up
