@@ -16,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/socket.h>
+#include <linux/workqueue.h>
 
 #include <nvfab/conftest.h>
 
@@ -38,6 +39,11 @@
  * older kernels (6.12) the same names. One block per probe in
  * scripts/conftest/, which names the change.
  */
+
+/* Before WQ_PERCPU, every workqueue without WQ_UNBOUND was per-CPU. */
+#ifndef HAVE_WQ_PERCPU
+#define WQ_PERCPU	0
+#endif
 
 #ifndef HAVE_HRTIMER_SETUP
 static inline void hrtimer_setup(struct hrtimer *timer,

@@ -1944,7 +1944,8 @@ static int __init nvfab_tcp_init(void)
 {
 	int ret;
 
-	nvfab_tcp_wq = alloc_workqueue("nvfab_tcp_wq",
+	/* Per-CPU: io_work runs on the queue's io_cpu (queue_work_on()). */
+	nvfab_tcp_wq = alloc_workqueue("nvfab_tcp_wq", WQ_PERCPU |
 				       WQ_MEM_RECLAIM | WQ_HIGHPRI | WQ_SYSFS, 0);
 	if (!nvfab_tcp_wq)
 		return -ENOMEM;
