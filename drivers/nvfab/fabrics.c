@@ -301,6 +301,50 @@ void nvfab_free_options(struct nvfab_ctrl_options *opts)
 }
 EXPORT_SYMBOL_NVFAB(nvfab_free_options);
 
+/* Both unset, or both set and equal. */
+static bool nvfab_opt_str_eq(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a && !b;
+	return !strcmp(a, b);
+}
+
+/**
+ * nvfab_opts_same_path() - would a connect duplicate an existing controller?
+ * @a: options of an existing controller
+ * @b: options of a new connect request
+ * @default_trsvcid: the port the transport uses when trsvcid is not given
+ *	(4420, or 8009 for a discovery controller, on TCP)
+ *
+ * A path is (host identity, transport, SUBNQN, TRADDR, TRSVCID, source).
+ * A missing trsvcid means @default_trsvcid, so "trsvcid=4420" and no
+ * trsvcid name the same port. The source is host_traddr and host_iface;
+ * each matches when both requests name the same one or neither names one.
+ * A connect that picks its source explicitly is a path of its own beside
+ * one that lets routing choose: the two may leave through different ports,
+ * which is how one target address is reached over two host NICs.
+ *
+ * Addresses are compared as the strings the user gave; transports compare
+ * resolved addresses where they need more.
+ *
+ * Context: any; reads @a and @b only. The caller keeps both alive.
+ * Return: true when @b names the same path as @a.
+ */
+bool nvfab_opts_same_path(const struct nvfab_ctrl_options *a,
+			  const struct nvfab_ctrl_options *b,
+			  const char *default_trsvcid)
+{
+	return a->host == b->host &&
+	       nvfab_opt_str_eq(a->transport, b->transport) &&
+	       nvfab_opt_str_eq(a->subsysnqn, b->subsysnqn) &&
+	       nvfab_opt_str_eq(a->traddr, b->traddr) &&
+	       nvfab_opt_str_eq(a->trsvcid ?: default_trsvcid,
+				b->trsvcid ?: default_trsvcid) &&
+	       nvfab_opt_str_eq(a->host_traddr, b->host_traddr) &&
+	       nvfab_opt_str_eq(a->host_iface, b->host_iface);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_opts_same_path);
+
 /* Parse one option @p whose token is @token into @opts. */
 static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 			   substring_t *args, char *hostnqn, uuid_t *hostid,

@@ -1817,7 +1817,7 @@ static const struct nvfab_ctrl_ops nvfab_tcp_ctrl_ops = {
 	.get_address		= nvfab_tcp_get_address,
 };
 
-/* An existing controller to the same target with the same host? */
+/* A live controller on the same path (nvfab_opts_same_path())? */
 static bool nvfab_tcp_existing(struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_tcp_ctrl *tctrl;
@@ -1827,11 +1827,8 @@ static bool nvfab_tcp_existing(struct nvfab_ctrl_options *opts)
 	list_for_each_entry(tctrl, &nvfab_tcp_ctrl_list, list) {
 		struct nvfab_ctrl_options *o = tctrl->ctrl.opts;
 
-		if (!strcmp(o->traddr, opts->traddr) &&
-		    !strcmp(o->subsysnqn, opts->subsysnqn) &&
-		    o->host == opts->host &&
-		    !strcmp(o->trsvcid ? o->trsvcid : "",
-			    opts->trsvcid ? opts->trsvcid : "") &&
+		if (nvfab_opts_same_path(o, opts, opts->discovery_nqn ?
+					 NVFAB_TCP_DISC_PORT : NVFAB_TCP_PORT) &&
 		    nvfab_ctrl_state(&tctrl->ctrl) < NVFAB_CTRL_DELETING) {
 			found = true;
 			break;

@@ -233,6 +233,9 @@ struct nvfab_transport_ops {
 int nvfab_register_transport(struct nvfab_transport_ops *ops);
 void nvfab_unregister_transport(struct nvfab_transport_ops *ops);
 void nvfab_free_options(struct nvfab_ctrl_options *opts);
+bool nvfab_opts_same_path(const struct nvfab_ctrl_options *a,
+			  const struct nvfab_ctrl_options *b,
+			  const char *default_trsvcid);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf);

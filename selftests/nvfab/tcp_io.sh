@@ -18,7 +18,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 33
+ktap_set_plan 35
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -105,6 +105,40 @@ tmo_limits() {
 	echo "$rd" >"$C/reconnect_delay" && echo "$lt" >"$C/ctrl_loss_tmo"
 }
 ktap_check "sysfs timeouts past their limits refused, values kept" tmo_limits
+
+# A path is (target, port, source): one target address reached from two
+# source addresses of the host is two controllers; the same source again
+# is a duplicate, refused with EALREADY before anything goes on the wire.
+# (Before nvfab_opts_same_path() the kernel ignored host_traddr and
+# refused the second source too.)
+SRC2=192.0.2.5
+fabrics_write() { # OPTS: one connect; its error message on stdout
+	local err rc
+	err=$( (exec 3<>/dev/nvfab-fabrics && printf '%s' "$1" >&3 && cat <&3 >/dev/null) 2>&1)
+	rc=$?
+	echo "$err"
+	return $rc
+}
+path1_opts="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID,nqn=$NVMET_NQN"
+same_source_refused() {
+	local err
+	err=$(fabrics_write "$path1_opts,host_traddr=$(topo_host_addr 1)") && return 1
+	[[ $err == *"already in progress"* ]] && test "$(nvfab_ctrl_count)" = 1
+}
+ktap_check "same target and source again: EALREADY, still one controller" same_source_refused
+second_source() {
+	local d
+	ip addr add "$SRC2/28" dev "$(topo_host_if 1)" || return
+	fabrics_write "$path1_opts,host_traddr=$SRC2" >/dev/null || return
+	busywait 20000 test_ctrl_count 2 || return
+	for d in /sys/class/nvfab/nvfab*; do
+		grep -qE "host_traddr=$SRC2(,|$)" "$d/address" 2>/dev/null &&
+			echo 1 >"$d/delete_controller"
+	done
+	busywait 30000 test_ctrl_count 1 && ip addr del "$SRC2/28" dev "$(topo_host_if 1)"
+}
+test_ctrl_count() { test "$(nvfab_ctrl_count)" = "$1"; }
+ktap_check "the same target from a second source address: a second controller" second_source
 
 ktap_check "passthrough on $N held open across its deletion: ENODEV" \
 	python3 "$(dirname "$0")/ioctl_dead.py" "$N" "$C"

@@ -77,15 +77,18 @@ nvfab_ctrl_count() {
 	echo "$n"
 }
 
-# nvfab_delete_all: delete every controller and wait until none is left.
+# nvfab_delete_all: delete every controller and wait until none is left
+# (busywait re-runs nvfab_no_ctrl; a "$(nvfab_ctrl_count)" argument would
+# be counted once, before the wait).
 nvfab_delete_all() {
 	local d
 	for d in /sys/class/nvfab/nvfab*; do
 		[ -e "$d/delete_controller" ] || continue
 		echo 1 >"$d/delete_controller" || return 1
 	done
-	busywait 30000 test "$(nvfab_ctrl_count)" = 0
+	busywait 30000 nvfab_no_ctrl
 }
+nvfab_no_ctrl() { test "$(nvfab_ctrl_count)" = 0; }
 
 # For "trap nvfab_tcp_cleanup EXIT".
 nvfab_tcp_cleanup() {

@@ -406,9 +406,70 @@ static void nvfab_opts_host_identity_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&o[0]->host->ref), 2);
 }
 
+/*
+ * nvfab_opts_same_path(): an existing controller's options (B plus a) and
+ * a new request's (B plus b); the default port is TCP's 4420.
+ */
+struct same_path_case {
+	const char *a, *b;
+	bool same;
+};
+
+static const struct same_path_case same_path_cases[] = {
+	{ "", "", true },
+	{ ",trsvcid=4420", "", true },		/* the default port, spelled out */
+	{ "", ",trsvcid=4420", true },
+	{ ",trsvcid=4421", "", false },
+	{ ",trsvcid=4421", ",trsvcid=4421", true },
+	/* one target address over two host NICs: two paths */
+	{ ",host_traddr=192.0.2.1", ",host_traddr=198.51.100.1", false },
+	{ ",host_traddr=192.0.2.1", ",host_traddr=192.0.2.1", true },
+	{ ",host_traddr=192.0.2.1", "", false },
+	{ "", ",host_traddr=192.0.2.1", false },
+	{ ",host_iface=eth0", ",host_iface=eth1", false },
+	{ ",host_iface=eth0", ",host_iface=eth0", true },
+	{ ",host_iface=eth0", "", false },
+	{ ",host_traddr=192.0.2.1,host_iface=eth0",
+	  ",host_traddr=192.0.2.1,host_iface=eth1", false },
+	/* other options do not make another path */
+	{ ",nr_io_queues=1", ",queue_size=32", true },
+	{ ",hostnqn=nqn.2014-08.org.example:hP,hostid=bbbbbbbb-0000-0000-0000-000000000001",
+	  ",hostnqn=nqn.2014-08.org.example:hQ,hostid=bbbbbbbb-0000-0000-0000-000000000002",
+	  false },
+};
+
+static void same_path_case_desc(const struct same_path_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "'%s' vs '%s'", c->a, c->b);
+}
+
+KUNIT_ARRAY_PARAM(same_path, same_path_cases, same_path_case_desc);
+
+static void nvfab_opts_same_path_test(struct kunit *test)
+{
+	const struct same_path_case *c = test->param_value;
+	struct nvfab_ctrl_options *a = test_opts(test), *b = test_opts(test);
+	size_t len = sizeof(B) + 128;
+	char *req = kunit_kzalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	snprintf(req, len, B "%s", c->a);
+	KUNIT_ASSERT_EQ(test, nvfab_parse_options(a, req), 0);
+	snprintf(req, len, B "%s", c->b);
+	KUNIT_ASSERT_EQ(test, nvfab_parse_options(b, req), 0);
+	KUNIT_EXPECT_EQ(test, nvfab_opts_same_path(a, b, "4420"), c->same);
+	KUNIT_EXPECT_EQ(test, nvfab_opts_same_path(b, a, "4420"), c->same);
+	/* other subsystem or target address: never the same path */
+	kfree(b->subsysnqn);
+	b->subsysnqn = kstrdup("nqn.2014-08.org.example:s2", GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b->subsysnqn);
+	KUNIT_EXPECT_FALSE(test, nvfab_opts_same_path(a, b, "4420"));
+}
+
 static struct kunit_case nvfab_opts_test_cases[] = {
 	KUNIT_CASE_PARAM(nvfab_opts_parse_test, opts_gen_params),
 	KUNIT_CASE(nvfab_opts_host_identity_test),
+	KUNIT_CASE_PARAM(nvfab_opts_same_path_test, same_path_gen_params),
 	{}
 };
 
