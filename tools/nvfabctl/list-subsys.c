@@ -35,13 +35,6 @@
 
 #include "nvfabctl.h"
 
-static const struct option nvf_list_subsys_longopts[] = {
-	{ "output-format",	required_argument,	NULL, 'o' },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL,			0,			NULL, 0 }
-};
-
 void nvf_list_subsys_usage(FILE *f)
 {
 	fprintf(f,
@@ -252,44 +245,32 @@ static int nvf_list_subsys_json_run(struct nvf_subsys *subs, size_t nr,
 	return NVF_EXIT_OK;
 }
 
+static const struct nvf_output_cmd nvf_list_subsys_cmd = {
+	.shortopts	= ":o:vh",
+	.longopts	= nvf_output_longopts,
+	.usage		= nvf_list_subsys_usage,
+	.device		= true,
+};
+
 int nvf_list_subsys(int argc, char **argv)
 {
-	enum nvf_format fmt = NVF_FMT_NORMAL;
-	const char *device = NULL;
+	struct nvf_output_opts o;
 	struct nvf_subsys *subs;
-	bool verbose = false;
 	size_t nr, shown;
 	char name[64];
-	int c, ret = NVF_EXIT_OK;
+	int ret;
 
-	while ((c = nvf_getopt(argc, argv, ":o:vh",
-			       nvf_list_subsys_longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nvf_parse_format(optarg, &fmt))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			nvf_list_subsys_usage(stdout);
-			return NVF_EXIT_OK;
-		default:
-			return NVF_EXIT_FAIL;
-		}
-	}
-	if (optind < argc)
-		device = argv[optind++];
-	if (nvf_no_operands(argc, argv))
+	ret = nvf_output_opts(argc, argv, &nvf_list_subsys_cmd, &o, NULL);
+	if (ret >= 0)
+		return ret;
+	if (nvf_subsys_load(o.device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
-	if (nvf_subsys_load(device, name, sizeof(name), &subs, &nr, &shown))
-		return NVF_EXIT_FAIL;
-	if (fmt == NVF_FMT_JSON) {
+	ret = NVF_EXIT_OK;
+	if (o.fmt == NVF_FMT_JSON) {
 		ret = nvf_list_subsys_json_run(subs, shown,
-					       device ? name : NULL);
+					       o.device ? name : NULL);
 	} else {
-		nvf_list_subsys_normal(subs, shown, verbose);
+		nvf_list_subsys_normal(subs, shown, o.verbose);
 	}
 	nvf_subsys_free(subs, nr);
 	return ret;

@@ -20,13 +20,6 @@
 
 #include "nvfabctl.h"
 
-static const struct option nvf_list_longopts[] = {
-	{ "output-format",	required_argument,	NULL, 'o' },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL,			0,			NULL, 0 }
-};
-
 void nvf_list_usage(FILE *f)
 {
 	fprintf(f,
@@ -409,38 +402,29 @@ static void nvf_list_table(struct nvf_row *rows, size_t nr)
 	}
 }
 
+static const struct nvf_output_cmd nvf_list_cmd = {
+	.shortopts	= ":o:vh",
+	.longopts	= nvf_output_longopts,
+	.usage		= nvf_list_usage,
+};
+
 int nvf_list(int argc, char **argv)
 {
-	enum nvf_format fmt = NVF_FMT_NORMAL;
+	struct nvf_output_opts o;
 	struct nvf_row *rows = NULL;
 	struct nvf_ctrl *ctrls;
-	bool verbose = false;
 	size_t i, nr;
-	int c, ret = NVF_EXIT_FAIL;
+	int c, ret;
 
-	while ((c = nvf_getopt(argc, argv, ":o:vh", nvf_list_longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nvf_parse_format(optarg, &fmt))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			nvf_list_usage(stdout);
-			return NVF_EXIT_OK;
-		default:
-			return NVF_EXIT_FAIL;
-		}
-	}
-	if (nvf_no_operands(argc, argv))
-		return NVF_EXIT_FAIL;
-	if (fmt == NVF_FMT_JSON && verbose)
+	ret = nvf_output_opts(argc, argv, &nvf_list_cmd, &o, NULL);
+	if (ret >= 0)
+		return ret;
+	if (o.fmt == NVF_FMT_JSON && o.verbose)
 		return nvf_list_json_detail();
 
 	if (nvf_ctrl_scan(&ctrls, &nr))
 		return NVF_EXIT_FAIL;
+	ret = NVF_EXIT_FAIL;
 	if (nr) {
 		rows = calloc(nr, sizeof(*rows));
 		if (!rows) {
@@ -453,7 +437,7 @@ int nvf_list(int argc, char **argv)
 			goto out_free_rows;
 	}
 
-	if (fmt == NVF_FMT_JSON) {
+	if (o.fmt == NVF_FMT_JSON) {
 		ret = nvf_list_json(rows, nr);
 		goto out_free_rows;
 	}

@@ -3,7 +3,7 @@
  * nvfabctl: user-space control tool for the nvfab NVMe over Fabrics host.
  * Declarations shared by the verbs (connect.c, disconnect.c, list.c,
  * list-subsys.c, topology.c, host.c) and the helpers they use (main.c,
- * sysfs.c, subsys.c, namespace.c, json.c).
+ * output.c, sysfs.c, subsys.c, namespace.c, json.c).
  */
 #ifndef NVFABCTL_H
 #define NVFABCTL_H
@@ -58,6 +58,30 @@ int nvf_no_operands(int argc, char **argv);
 int nvf_parse_int(const char *name, const char *s, int *val);
 int nvf_parse_format(const char *s, enum nvf_format *fmt);
 void nvf_sanitize(char *s);
+
+/*
+ * output.c: the output options of list, list-subsys and show-topology.
+ * A verb with options of its own lists them in shortopts and longopts (with
+ * those of nvf_output_longopts) and parses them in option().
+ */
+struct nvf_output_opts {
+	enum nvf_format	fmt;
+	bool		verbose;
+	const char	*device;	/* the DEVICE operand, or NULL */
+};
+
+struct nvf_output_cmd {
+	const char		*shortopts;	/* ":o:vh" and the verb's own */
+	const struct option	*longopts;
+	void			(*usage)(FILE *f);
+	bool			device;		/* takes an optional DEVICE */
+	/* option @c of the verb's own, its value @val: 0, or -1 (reported) */
+	int			(*option)(int c, const char *val, void *arg);
+};
+
+extern const struct option nvf_output_longopts[];
+int nvf_output_opts(int argc, char **argv, const struct nvf_output_cmd *cmd,
+		    struct nvf_output_opts *o, void *arg);
 
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);

@@ -381,53 +381,44 @@ static int nvf_parse_ranking(const char *s, enum nvf_ranking *rank)
 	return 0;
 }
 
+/* The option show-topology has beyond the output options: -r, into @rank. */
+static int nvf_topology_option(int c, const char *val, void *rank)
+{
+	return c == 'r' ? nvf_parse_ranking(val, rank) : -1;
+}
+
+static const struct nvf_output_cmd nvf_topology_cmd = {
+	.shortopts	= ":o:r:vh",
+	.longopts	= nvf_topology_longopts,
+	.usage		= nvf_show_topology_usage,
+	.device		= true,
+	.option		= nvf_topology_option,
+};
+
 int nvf_show_topology(int argc, char **argv)
 {
 	enum nvf_ranking rank = NVF_RANK_NAMESPACE;
-	enum nvf_format fmt = NVF_FMT_NORMAL;
 	struct nvf_host *hosts = NULL;
-	const char *device = NULL;
+	struct nvf_output_opts o;
 	struct nvf_subsys *subs;
 	size_t i, nr, shown, nr_hosts = 0;
-	bool verbose = false;
 	char name[64];
-	int c, ret = NVF_EXIT_FAIL;
+	int ret;
 
-	while ((c = nvf_getopt(argc, argv, ":o:r:vh",
-			       nvf_topology_longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nvf_parse_format(optarg, &fmt))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'r':
-			if (nvf_parse_ranking(optarg, &rank))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			nvf_show_topology_usage(stdout);
-			return NVF_EXIT_OK;
-		default:
-			return NVF_EXIT_FAIL;
-		}
-	}
-	if (optind < argc)
-		device = argv[optind++];
-	if (nvf_no_operands(argc, argv))
+	ret = nvf_output_opts(argc, argv, &nvf_topology_cmd, &o, &rank);
+	if (ret >= 0)
+		return ret;
+	if (nvf_subsys_load(o.device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
-	if (nvf_subsys_load(device, name, sizeof(name), &subs, &nr, &shown))
-		return NVF_EXIT_FAIL;
+	ret = NVF_EXIT_FAIL;
 	if (nvf_hosts_collect(subs, shown, &hosts, &nr_hosts))
 		goto out_free;
-	if (fmt == NVF_FMT_JSON) {
+	if (o.fmt == NVF_FMT_JSON) {
 		nvf_topo_json(subs, shown, hosts, nr_hosts);
 	} else {
 		for (i = 0; i < shown; i++)
 			nvf_subsys_sanitize(&subs[i]);
-		nvf_topo_normal(subs, shown, hosts, nr_hosts, rank, verbose);
+		nvf_topo_normal(subs, shown, hosts, nr_hosts, rank, o.verbose);
 	}
 	ret = NVF_EXIT_OK;
 	free(hosts);
