@@ -59,30 +59,6 @@ int nvf_parse_int(const char *name, const char *s, int *val);
 int nvf_parse_format(const char *s, enum nvf_format *fmt);
 void nvf_sanitize(char *s);
 
-/*
- * output.c: the output options of list, list-subsys and show-topology.
- * A verb with options of its own lists them in shortopts and longopts (with
- * those of nvf_output_longopts) and parses them in option().
- */
-struct nvf_output_opts {
-	enum nvf_format	fmt;
-	bool		verbose;
-	const char	*device;	/* the DEVICE operand, or NULL */
-};
-
-struct nvf_output_cmd {
-	const char		*shortopts;	/* ":o:vh" and the verb's own */
-	const struct option	*longopts;
-	void			(*usage)(FILE *f);
-	bool			device;		/* takes an optional DEVICE */
-	/* option @c of the verb's own, its value @val: 0, or -1 (reported) */
-	int			(*option)(int c, const char *val, void *arg);
-};
-
-extern const struct option nvf_output_longopts[];
-int nvf_output_opts(int argc, char **argv, const struct nvf_output_cmd *cmd,
-		    struct nvf_output_opts *o, void *arg);
-
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);
 void nvf_connect_usage(FILE *f);
@@ -264,6 +240,51 @@ void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
 		    int decimals);
 
 void nvf_json_geometry(struct nvf_json *j, const struct nvf_geom *g);
+
+/*
+ * output.c: what list, list-subsys and show-topology share. Their output
+ * options: a verb with options of its own lists them in shortopts and
+ * longopts (with those of nvf_output_longopts) and parses them in option().
+ */
+struct nvf_output_opts {
+	enum nvf_format	fmt;
+	bool		verbose;
+	const char	*device;	/* the DEVICE operand, or NULL */
+};
+
+struct nvf_output_cmd {
+	const char		*shortopts;	/* ":o:vh" and the verb's own */
+	const struct option	*longopts;
+	void			(*usage)(FILE *f);
+	bool			device;		/* takes an optional DEVICE */
+	/* option @c of the verb's own, its value @val: 0, or -1 (reported) */
+	int			(*option)(int c, const char *val, void *arg);
+};
+
+extern const struct option nvf_output_longopts[];
+int nvf_output_opts(int argc, char **argv, const struct nvf_output_cmd *cmd,
+		    struct nvf_output_opts *o, void *arg);
+
+const char *nvf_or_dash(const char *s);
+const char *nvf_num_or_dash(long long v, char *buf, size_t size);
+void nvf_print_path_ios(const struct nvf_path *p);
+void nvf_print_path_load(const struct nvf_path *p);
+
+/* How nvf_json_hosts() writes subsystem @sub, one of host @host's. */
+struct nvf_subsys_writer {
+	void		(*write)(struct nvf_json *j,
+				 const struct nvf_subsys *sub, int host,
+				 const void *arg);
+	const void	*arg;
+};
+
+void nvf_json_hosts(struct nvf_json *j, const char *key,
+		    const struct nvf_subsys *subs, size_t nr,
+		    const struct nvf_host *hosts, size_t nr_hosts,
+		    const struct nvf_subsys_writer *w);
+
+/* list-subsys.c: a subsystem's own members, for show-topology too */
+void nvf_json_subsys_attrs(struct nvf_json *j, const struct nvf_subsys *sub);
 
 /* topology.c: the namespaces of a subsystem in nvme-cli's topology shape */
 void nvf_json_topo_namespaces(struct nvf_json *j, const char *key,
