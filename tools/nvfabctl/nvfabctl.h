@@ -120,6 +120,9 @@ long long nvf_attr_read_num(const char *dir, const char *attr);
 int nvf_attr_write(const char *dir, const char *attr, const char *val);
 int nvf_ctrl_namespaces(const struct nvf_ctrl *ctrl, struct nvf_ns **ns,
 			size_t *nr);
+int nvf_ns_dirs(const char *dir,
+		int (*fn)(const char *nsdir, int x, int y, void *arg),
+		void *arg);
 
 /*
  * subsys.c: NVM subsystems under <root>/class/nvfab-subsystem, with their
