@@ -41,12 +41,7 @@ show() {
 
 # result DESC STATUS: report one test, with the run on failure.
 result() {
-	if [ "$2" = 0 ]; then
-		ktap_pass "$1"
-	else
-		show
-		ktap_fail "$1"
-	fi
+	ktap_status "$1" "$2" show
 }
 
 ktap_header

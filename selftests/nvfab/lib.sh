@@ -55,6 +55,19 @@ ktap_check() {
 	fi
 }
 
+# ktap_status DESC STATUS [CMD...]: one test that passes when STATUS (an
+# exit status) is 0; when it is not, CMD runs first, to show why.
+ktap_status() {
+	local desc=$1 st=$2
+	shift 2
+	if [ "$st" = 0 ]; then
+		ktap_pass "$desc"
+	else
+		[ $# = 0 ] || "$@"
+		ktap_fail "$desc"
+	fi
+}
+
 # End the test script: every planned test must have been reported.
 ktap_finish() {
 	if [ "$ktap_n" -ne "$ktap_plan" ]; then

@@ -35,13 +35,6 @@
 
 #include "nvfabctl.h"
 
-static const struct option nvf_list_subsys_longopts[] = {
-	{ "output-format",	required_argument,	NULL, 'o' },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL,			0,			NULL, 0 }
-};
-
 void nvf_list_subsys_usage(FILE *f)
 {
 	fprintf(f,
@@ -58,41 +51,13 @@ void nvf_list_subsys_usage(FILE *f)
 		"  -h, --help               show this help\n");
 }
 
-static const char *nvf_or_dash(const char *s)
-{
-	return s && *s ? s : "-";
-}
-
-/* @v in decimal into @buf, or "-" when it is unknown (negative). */
-static const char *nvf_num(long long v, char *buf, size_t size)
-{
-	if (v < 0)
-		return "-";
-	snprintf(buf, size, "%lld", v);
-	return buf;
-}
-
 static void nvf_print_path(const struct nvf_path *p, bool verbose)
 {
-	char grp[24], ios[24], share[24], rd[24], wr[24];
-
-	if (p->share < 0)
-		snprintf(share, sizeof(share), "-");
-	else
-		snprintf(share, sizeof(share), "%.1f%%", p->share);
-	printf("     +- %s %s %s grp %s ios %s (%s)", p->name, p->ctrl_name,
-	       nvf_or_dash(p->ana_state),
-	       nvf_num(p->ana_grpid, grp, sizeof(grp)),
-	       nvf_num(p->routed_ios, ios, sizeof(ios)), share);
-	if (verbose) {
-		if (p->inflight[0] < 0)
-			printf(" inflight -");
-		else
-			printf(" inflight %s/%s",
-			       nvf_num(p->inflight[0], rd, sizeof(rd)),
-			       nvf_num(p->inflight[1], wr, sizeof(wr)));
-		printf(" ps: %s", nvf_or_dash(p->ps_status));
-	}
+	printf("     +- %s %s %s", p->name, p->ctrl_name,
+	       nvf_or_dash(p->ana_state));
+	nvf_print_path_ios(p);
+	if (verbose)
+		nvf_print_path_load(p);
 	putchar('\n');
 }
 
@@ -121,7 +86,7 @@ static void nvf_print_subsys(const struct nvf_subsys *sub, bool verbose)
 		const struct nvf_head *head = &sub->heads[i];
 
 		printf("    %s (nsid %s)\n", head->name,
-		       nvf_num(head->nsid, nsid, sizeof(nsid)));
+		       nvf_num_or_dash(head->nsid, nsid, sizeof(nsid)));
 		for (k = 0; k < head->nr_paths; k++)
 			nvf_print_path(&head->paths[k], verbose);
 	}
@@ -148,23 +113,33 @@ static const char *nvf_ctrl_ana(const struct nvf_subsys *sub,
 }
 
 /*
- * One subsystem under host @host: nvme-cli's Name, NQN and Paths (one per
- * controller of that host), then the subsystem attributes nvme-cli shows
- * with -v (but Type) and, added by nvfab, Cntlid per controller and the
- * namespaces with every path, in show-topology's shape.
+ * A subsystem's own members, for show-topology too: nvme-cli's Name and
+ * NQN, and the attributes it shows with -v (but Type).
  */
-static void nvf_json_subsys(struct nvf_json *j, const struct nvf_subsys *sub,
-			    int host, const struct nvf_head *head)
+void nvf_json_subsys_attrs(struct nvf_json *j, const struct nvf_subsys *sub)
 {
-	size_t i;
-
-	nvf_json_begin(j, NULL, '{');
 	nvf_json_str(j, "Name", sub->name);
 	nvf_json_str(j, "NQN", sub->nqn);
 	nvf_json_str(j, "IOPolicy", sub->iopolicy);
 	nvf_json_str(j, "Model", sub->model);
 	nvf_json_str(j, "Serial", sub->serial);
 	nvf_json_str(j, "Firmware", sub->firmware_rev);
+}
+
+/*
+ * One subsystem under host @host: its own members, nvme-cli's Paths (one
+ * per controller of that host) with, added by nvfab, Cntlid per controller
+ * and the namespaces with every path, in show-topology's shape. @arg: the
+ * head DEVICE names, or NULL.
+ */
+static void nvf_json_subsys(struct nvf_json *j, const struct nvf_subsys *sub,
+			    int host, const void *arg)
+{
+	const struct nvf_head *head = arg;
+	size_t i;
+
+	nvf_json_begin(j, NULL, '{');
+	nvf_json_subsys_attrs(j, sub);
 	nvf_json_begin(j, "Paths", '[');
 	for (i = 0; i < sub->nr_ctrls; i++) {
 		const struct nvf_subsys_ctrl *c = &sub->ctrls[i];
@@ -183,34 +158,6 @@ static void nvf_json_subsys(struct nvf_json *j, const struct nvf_subsys *sub,
 	nvf_json_end(j, ']');
 	nvf_json_topo_namespaces(j, "Namespaces", sub, host);
 	nvf_json_end(j, '}');
-}
-
-/*
- * nvme-cli's shape: an array of hosts, each with HostNQN, HostID and the
- * subsystems it has controllers in. @head: the namespace DEVICE names.
- */
-static void nvf_list_subsys_json(const struct nvf_subsys *subs, size_t nr,
-				 const struct nvf_host *hosts, size_t nr_hosts,
-				 const struct nvf_head *head)
-{
-	struct nvf_json j;
-	size_t h, i;
-
-	nvf_json_init(&j, stdout);
-	nvf_json_begin(&j, NULL, '[');
-	for (h = 0; h < nr_hosts; h++) {
-		nvf_json_begin(&j, NULL, '{');
-		nvf_json_str(&j, "HostNQN", hosts[h].hostnqn);
-		nvf_json_str(&j, "HostID", hosts[h].hostid);
-		nvf_json_begin(&j, "Subsystems", '[');
-		for (i = 0; i < nr; i++) {
-			if (nvf_subsys_has_host(&subs[i], (int)h))
-				nvf_json_subsys(&j, &subs[i], (int)h, head);
-		}
-		nvf_json_end(&j, ']');
-		nvf_json_end(&j, '}');
-	}
-	nvf_json_end(&j, ']');
 }
 
 static void nvf_list_subsys_normal(struct nvf_subsys *subs, size_t nr,
@@ -233,8 +180,10 @@ static void nvf_list_subsys_normal(struct nvf_subsys *subs, size_t nr,
 static int nvf_list_subsys_json_run(struct nvf_subsys *subs, size_t nr,
 				    const char *name)
 {
+	struct nvf_subsys_writer w = { .write = nvf_json_subsys };
 	const struct nvf_head *head = NULL;
 	struct nvf_host *hosts;
+	struct nvf_json j;
 	size_t nr_hosts;
 	char hname[32];
 	int s, c, n;
@@ -247,49 +196,40 @@ static int nvf_list_subsys_json_run(struct nvf_subsys *subs, size_t nr,
 	}
 	if (nvf_hosts_collect(subs, nr, &hosts, &nr_hosts))
 		return NVF_EXIT_FAIL;
-	nvf_list_subsys_json(subs, nr, hosts, nr_hosts, head);
+	/* nvme-cli's shape: an array of hosts, each with its subsystems */
+	w.arg = head;
+	nvf_json_init(&j, stdout);
+	nvf_json_hosts(&j, NULL, subs, nr, hosts, nr_hosts, &w);
 	free(hosts);
 	return NVF_EXIT_OK;
 }
 
+static const struct nvf_output_cmd nvf_list_subsys_cmd = {
+	.shortopts	= ":o:vh",
+	.longopts	= nvf_output_longopts,
+	.usage		= nvf_list_subsys_usage,
+	.device		= true,
+};
+
 int nvf_list_subsys(int argc, char **argv)
 {
-	enum nvf_format fmt = NVF_FMT_NORMAL;
-	const char *device = NULL;
+	struct nvf_output_opts o;
 	struct nvf_subsys *subs;
-	bool verbose = false;
 	size_t nr, shown;
 	char name[64];
-	int c, ret = NVF_EXIT_OK;
+	int ret;
 
-	while ((c = nvf_getopt(argc, argv, ":o:vh",
-			       nvf_list_subsys_longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nvf_parse_format(optarg, &fmt))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			nvf_list_subsys_usage(stdout);
-			return NVF_EXIT_OK;
-		default:
-			return NVF_EXIT_FAIL;
-		}
-	}
-	if (optind < argc)
-		device = argv[optind++];
-	if (nvf_no_operands(argc, argv))
+	ret = nvf_output_opts(argc, argv, &nvf_list_subsys_cmd, &o, NULL);
+	if (ret >= 0)
+		return ret;
+	if (nvf_subsys_load(o.device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
-	if (nvf_subsys_load(device, name, sizeof(name), &subs, &nr, &shown))
-		return NVF_EXIT_FAIL;
-	if (fmt == NVF_FMT_JSON) {
+	ret = NVF_EXIT_OK;
+	if (o.fmt == NVF_FMT_JSON) {
 		ret = nvf_list_subsys_json_run(subs, shown,
-					       device ? name : NULL);
+					       o.device ? name : NULL);
 	} else {
-		nvf_list_subsys_normal(subs, shown, verbose);
+		nvf_list_subsys_normal(subs, shown, o.verbose);
 	}
 	nvf_subsys_free(subs, nr);
 	return ret;

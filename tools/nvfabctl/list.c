@@ -20,13 +20,6 @@
 
 #include "nvfabctl.h"
 
-static const struct option nvf_list_longopts[] = {
-	{ "output-format",	required_argument,	NULL, 'o' },
-	{ "verbose",		no_argument,		NULL, 'v' },
-	{ "help",		no_argument,		NULL, 'h' },
-	{ NULL,			0,			NULL, 0 }
-};
-
 void nvf_list_usage(FILE *f)
 {
 	fprintf(f,
@@ -310,12 +303,41 @@ static void nvf_json_detail_ctrl(struct nvf_json *j,
 	nvf_json_end(j, '}');
 }
 
+/* One subsystem under host @host, with its controllers and namespaces. */
+static void nvf_json_detail_subsys(struct nvf_json *j,
+				   const struct nvf_subsys *sub, int host,
+				   const void *arg)
+{
+	size_t k;
+
+	(void)arg;	/* no more than the subsystem and host */
+	nvf_json_begin(j, NULL, '{');
+	nvf_json_str(j, "Subsystem", sub->name);
+	nvf_json_str(j, "SubsystemNQN", sub->nqn);
+	nvf_json_begin(j, "Controllers", '[');
+	for (k = 0; k < sub->nr_ctrls; k++) {
+		if (sub->ctrls[k].host == host)
+			nvf_json_detail_ctrl(j, sub, &sub->ctrls[k]);
+	}
+	nvf_json_end(j, ']');
+	nvf_json_begin(j, "Namespaces", '[');
+	for (k = 0; k < sub->nr_heads; k++) {
+		if (nvf_head_has_host(sub, &sub->heads[k], host))
+			nvf_json_detail_ns(j, &sub->heads[k]);
+	}
+	nvf_json_end(j, ']');
+	nvf_json_end(j, '}');
+}
+
 /* list -v -o json: nvme list -v's shape, from the subsystems. */
 static int nvf_list_json_detail(void)
 {
+	static const struct nvf_subsys_writer w = {
+		.write = nvf_json_detail_subsys,
+	};
 	struct nvf_host *hosts = NULL;
 	struct nvf_subsys *subs;
-	size_t h, i, k, nr, nr_hosts;
+	size_t nr, nr_hosts;
 	struct nvf_json j;
 
 	if (nvf_subsys_scan(&subs, &nr))
@@ -326,40 +348,7 @@ static int nvf_list_json_detail(void)
 	}
 	nvf_json_init(&j, stdout);
 	nvf_json_begin(&j, NULL, '{');
-	nvf_json_begin(&j, "Devices", '[');
-	for (h = 0; h < nr_hosts; h++) {
-		nvf_json_begin(&j, NULL, '{');
-		nvf_json_str(&j, "HostNQN", hosts[h].hostnqn);
-		nvf_json_str(&j, "HostID", hosts[h].hostid);
-		nvf_json_begin(&j, "Subsystems", '[');
-		for (i = 0; i < nr; i++) {
-			const struct nvf_subsys *sub = &subs[i];
-
-			if (!nvf_subsys_has_host(sub, (int)h))
-				continue;
-			nvf_json_begin(&j, NULL, '{');
-			nvf_json_str(&j, "Subsystem", sub->name);
-			nvf_json_str(&j, "SubsystemNQN", sub->nqn);
-			nvf_json_begin(&j, "Controllers", '[');
-			for (k = 0; k < sub->nr_ctrls; k++) {
-				if (sub->ctrls[k].host == (int)h)
-					nvf_json_detail_ctrl(&j, sub,
-							     &sub->ctrls[k]);
-			}
-			nvf_json_end(&j, ']');
-			nvf_json_begin(&j, "Namespaces", '[');
-			for (k = 0; k < sub->nr_heads; k++) {
-				if (nvf_head_has_host(sub, &sub->heads[k],
-						      (int)h))
-					nvf_json_detail_ns(&j, &sub->heads[k]);
-			}
-			nvf_json_end(&j, ']');
-			nvf_json_end(&j, '}');
-		}
-		nvf_json_end(&j, ']');
-		nvf_json_end(&j, '}');
-	}
-	nvf_json_end(&j, ']');
+	nvf_json_hosts(&j, "Devices", subs, nr, hosts, nr_hosts, &w);
 	nvf_json_end(&j, '}');
 	free(hosts);
 	nvf_subsys_free(subs, nr);
@@ -402,45 +391,34 @@ static void nvf_list_table(struct nvf_row *rows, size_t nr)
 		nvf_cell(dashes, width[i], i);
 	}
 	for (r = 0; r < nr; r++) {
-		for (i = 0; i < NVF_NR_COLS; i++) {
-			val = rows[r].col[i];
-			nvf_cell(val && *val ? val : "-", width[i], i);
-		}
+		for (i = 0; i < NVF_NR_COLS; i++)
+			nvf_cell(nvf_or_dash(rows[r].col[i]), width[i], i);
 	}
 }
 
+static const struct nvf_output_cmd nvf_list_cmd = {
+	.shortopts	= ":o:vh",
+	.longopts	= nvf_output_longopts,
+	.usage		= nvf_list_usage,
+};
+
 int nvf_list(int argc, char **argv)
 {
-	enum nvf_format fmt = NVF_FMT_NORMAL;
+	struct nvf_output_opts o;
 	struct nvf_row *rows = NULL;
 	struct nvf_ctrl *ctrls;
-	bool verbose = false;
 	size_t i, nr;
-	int c, ret = NVF_EXIT_FAIL;
+	int c, ret;
 
-	while ((c = nvf_getopt(argc, argv, ":o:vh", nvf_list_longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nvf_parse_format(optarg, &fmt))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			nvf_list_usage(stdout);
-			return NVF_EXIT_OK;
-		default:
-			return NVF_EXIT_FAIL;
-		}
-	}
-	if (nvf_no_operands(argc, argv))
-		return NVF_EXIT_FAIL;
-	if (fmt == NVF_FMT_JSON && verbose)
+	ret = nvf_output_opts(argc, argv, &nvf_list_cmd, &o, NULL);
+	if (ret >= 0)
+		return ret;
+	if (o.fmt == NVF_FMT_JSON && o.verbose)
 		return nvf_list_json_detail();
 
 	if (nvf_ctrl_scan(&ctrls, &nr))
 		return NVF_EXIT_FAIL;
+	ret = NVF_EXIT_FAIL;
 	if (nr) {
 		rows = calloc(nr, sizeof(*rows));
 		if (!rows) {
@@ -453,7 +431,7 @@ int nvf_list(int argc, char **argv)
 			goto out_free_rows;
 	}
 
-	if (fmt == NVF_FMT_JSON) {
+	if (o.fmt == NVF_FMT_JSON) {
 		ret = nvf_list_json(rows, nr);
 		goto out_free_rows;
 	}

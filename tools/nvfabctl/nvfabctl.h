@@ -3,7 +3,7 @@
  * nvfabctl: user-space control tool for the nvfab NVMe over Fabrics host.
  * Declarations shared by the verbs (connect.c, disconnect.c, list.c,
  * list-subsys.c, topology.c, host.c) and the helpers they use (main.c,
- * sysfs.c, subsys.c, namespace.c, json.c).
+ * output.c, sysfs.c, subsys.c, namespace.c, json.c).
  */
 #ifndef NVFABCTL_H
 #define NVFABCTL_H
@@ -120,6 +120,9 @@ long long nvf_attr_read_num(const char *dir, const char *attr);
 int nvf_attr_write(const char *dir, const char *attr, const char *val);
 int nvf_ctrl_namespaces(const struct nvf_ctrl *ctrl, struct nvf_ns **ns,
 			size_t *nr);
+int nvf_ns_dirs(const char *dir,
+		int (*fn)(const char *nsdir, int x, int y, void *arg),
+		void *arg);
 
 /*
  * subsys.c: NVM subsystems under <root>/class/nvfab-subsystem, with their
@@ -240,6 +243,51 @@ void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
 		    int decimals);
 
 void nvf_json_geometry(struct nvf_json *j, const struct nvf_geom *g);
+
+/*
+ * output.c: what list, list-subsys and show-topology share. Their output
+ * options: a verb with options of its own lists them in shortopts and
+ * longopts (with those of nvf_output_longopts) and parses them in option().
+ */
+struct nvf_output_opts {
+	enum nvf_format	fmt;
+	bool		verbose;
+	const char	*device;	/* the DEVICE operand, or NULL */
+};
+
+struct nvf_output_cmd {
+	const char		*shortopts;	/* ":o:vh" and the verb's own */
+	const struct option	*longopts;
+	void			(*usage)(FILE *f);
+	bool			device;		/* takes an optional DEVICE */
+	/* option @c of the verb's own, its value @val: 0, or -1 (reported) */
+	int			(*option)(int c, const char *val, void *arg);
+};
+
+extern const struct option nvf_output_longopts[];
+int nvf_output_opts(int argc, char **argv, const struct nvf_output_cmd *cmd,
+		    struct nvf_output_opts *o, void *arg);
+
+const char *nvf_or_dash(const char *s);
+const char *nvf_num_or_dash(long long v, char *buf, size_t size);
+void nvf_print_path_ios(const struct nvf_path *p);
+void nvf_print_path_load(const struct nvf_path *p);
+
+/* How nvf_json_hosts() writes subsystem @sub, one of host @host's. */
+struct nvf_subsys_writer {
+	void		(*write)(struct nvf_json *j,
+				 const struct nvf_subsys *sub, int host,
+				 const void *arg);
+	const void	*arg;
+};
+
+void nvf_json_hosts(struct nvf_json *j, const char *key,
+		    const struct nvf_subsys *subs, size_t nr,
+		    const struct nvf_host *hosts, size_t nr_hosts,
+		    const struct nvf_subsys_writer *w);
+
+/* list-subsys.c: a subsystem's own members, for show-topology too */
+void nvf_json_subsys_attrs(struct nvf_json *j, const struct nvf_subsys *sub);
 
 /* topology.c: the namespaces of a subsystem in nvme-cli's topology shape */
 void nvf_json_topo_namespaces(struct nvf_json *j, const char *key,

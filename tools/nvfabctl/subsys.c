@@ -276,50 +276,41 @@ out_free_mpdir:
 	return ret;
 }
 
+struct nvf_heads {
+	struct nvf_subsys	*sub;
+	size_t			cap;
+	const char		*classdir;
+};
+
+/* Add head nvfabSnN (@x, @y), directory @hdir, to the subsystem of @heads. */
+static int nvf_head_add(const char *hdir, int x, int y, void *heads)
+{
+	struct nvf_heads *hs = heads;
+	struct nvf_subsys *sub = hs->sub;
+	struct nvf_head *head;
+
+	head = nvf_grow(sub->heads, &hs->cap, sub->nr_heads, sizeof(*head));
+	if (!head)
+		return -1;
+	sub->heads = head;
+	head += sub->nr_heads++;
+	memset(head, 0, sizeof(*head));
+	head->n = y;
+	snprintf(head->name, sizeof(head->name), "nvfab%dn%d", x, y);
+	head->nsid = nvf_attr_read_num(hdir, "nsid");
+	head->sectors = nvf_attr_read_num(hdir, "size");
+	head->lba_size = nvf_attr_read_num(hdir, "queue/logical_block_size");
+	return nvf_head_paths(head, hdir, hs->classdir);
+}
+
 /* The namespace heads of @sub: the directories nvfabSnN in @dir. */
 static int nvf_subsys_heads(struct nvf_subsys *sub, const char *dir,
 			    const char *classdir)
 {
-	struct nvf_head *head;
-	struct dirent *de;
-	size_t cap = 0;
-	int x, y, ret = 0;
-	char *hdir;
-	DIR *d;
+	struct nvf_heads hs = { .sub = sub, .classdir = classdir };
+	int ret;
 
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while (!ret && (de = readdir(d))) {
-		if (!nvf_ns_name_parse(de->d_name, &x, &y))
-			continue;
-		hdir = nvf_path(dir, de->d_name);
-		if (!hdir) {
-			ret = -1;
-			break;
-		}
-		if (!nvf_is_dir(hdir))
-			goto next;
-		head = nvf_grow(sub->heads, &cap, sub->nr_heads,
-				sizeof(*head));
-		if (!head) {
-			ret = -1;
-			goto next;
-		}
-		sub->heads = head;
-		head += sub->nr_heads++;
-		memset(head, 0, sizeof(*head));
-		head->n = y;
-		snprintf(head->name, sizeof(head->name), "nvfab%dn%d", x, y);
-		head->nsid = nvf_attr_read_num(hdir, "nsid");
-		head->sectors = nvf_attr_read_num(hdir, "size");
-		head->lba_size = nvf_attr_read_num(hdir,
-						   "queue/logical_block_size");
-		ret = nvf_head_paths(head, hdir, classdir);
-next:
-		free(hdir);
-	}
-	closedir(d);
+	ret = nvf_ns_dirs(dir, nvf_head_add, &hs);
 	if (sub->nr_heads)
 		qsort(sub->heads, sub->nr_heads, sizeof(*sub->heads),
 		      nvf_head_cmp);

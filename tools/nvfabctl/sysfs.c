@@ -380,19 +380,25 @@ static int nvf_ns_cmp(const void *a, const void *b)
 }
 
 struct nvf_ns_list {
-	struct nvf_ns	*ns;
-	size_t		nr, cap;
+	struct nvf_ns		*ns;
+	size_t			nr, cap;
+	const struct nvf_ctrl	*ctrl;	/* set: only block devices reaching it */
 };
 
-/* Add namespace @name of directory @dir unless already listed. */
-static int nvf_ns_add(struct nvf_ns_list *l, const char *dir,
-		      const char *name, int x, int y)
+/*
+ * Add namespace nvfabXnY (@x, @y), directory @dir, to @list unless it is
+ * there already or, with list->ctrl, its block device does not reach it.
+ */
+static int nvf_ns_add(const char *dir, int x, int y, void *list)
 {
+	struct nvf_ns_list *l = list;
 	struct nvf_ns *tmp, *ns;
 	size_t i;
 
+	if (l->ctrl && !nvf_bdev_of_ctrl(dir, l->ctrl, x))
+		return 0;
 	for (i = 0; i < l->nr; i++) {
-		if (!strcmp(l->ns[i].name, name))
+		if (l->ns[i].x == x && l->ns[i].y == y)
 			return 0;
 	}
 	if (l->nr == l->cap) {
@@ -414,9 +420,14 @@ static int nvf_ns_add(struct nvf_ns_list *l, const char *dir,
 	return 0;
 }
 
-/* Scan @dir for namespaces; @ctrl set: only block devices reaching it. */
-static int nvf_ns_scan_dir(struct nvf_ns_list *l, const char *dir,
-			   const struct nvf_ctrl *ctrl)
+/*
+ * Call @fn with @arg for each namespace nvfabXnY, a directory, in @dir
+ * (its path, X and Y) until it fails; no @dir has none. Return: 0, or -1
+ * after reporting an error (@fn's or no memory).
+ */
+int nvf_ns_dirs(const char *dir,
+		int (*fn)(const char *nsdir, int x, int y, void *arg),
+		void *arg)
 {
 	struct dirent *de;
 	char *nsdir;
@@ -434,9 +445,8 @@ static int nvf_ns_scan_dir(struct nvf_ns_list *l, const char *dir,
 			ret = -1;
 			break;
 		}
-		if (nvf_is_dir(nsdir) &&
-		    (!ctrl || nvf_bdev_of_ctrl(nsdir, ctrl, x)))
-			ret = nvf_ns_add(l, nsdir, de->d_name, x, y);
+		if (nvf_is_dir(nsdir))
+			ret = fn(nsdir, x, y, arg);
 		free(nsdir);
 	}
 	closedir(d);
@@ -454,10 +464,11 @@ int nvf_ctrl_namespaces(const struct nvf_ctrl *ctrl, struct nvf_ns **ns,
 	char *blockdir;
 	int ret;
 
-	ret = nvf_ns_scan_dir(&l, ctrl->path, NULL);
+	ret = nvf_ns_dirs(ctrl->path, nvf_ns_add, &l);
 	if (!ret) {
 		blockdir = nvf_path(nvf_sysfs_root(), "block");
-		ret = blockdir ? nvf_ns_scan_dir(&l, blockdir, ctrl) : -1;
+		l.ctrl = ctrl;
+		ret = blockdir ? nvf_ns_dirs(blockdir, nvf_ns_add, &l) : -1;
 		free(blockdir);
 	}
 	if (ret) {

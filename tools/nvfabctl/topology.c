@@ -63,11 +63,6 @@ void nvf_show_topology_usage(FILE *f)
 		"  -h, --help               show this help\n");
 }
 
-static const char *nvf_dash(const char *s)
-{
-	return s && *s ? s : "-";
-}
-
 /* The fields of path @p's controller: "-" for any that is unknown. */
 struct nvf_ctrl_fields {
 	const char	*name, *transport, *address, *state;
@@ -84,33 +79,11 @@ static void nvf_ctrl_fields(const struct nvf_subsys *sub,
 	f->state = c ? c->state : NULL;
 }
 
-/* @v in decimal into @buf, or "-" when it is unknown (negative). */
-static const char *nvf_num_str(long long v, char *buf, size_t size)
-{
-	if (v < 0)
-		return "-";
-	snprintf(buf, size, "%lld", v);
-	return buf;
-}
-
 /* -v: nvfab's figures for path @p, appended to its line. */
 static void nvf_print_extras(const struct nvf_path *p)
 {
-	char grp[24], ios[24], rd[24], wr[24];
-
-	printf(" grp %s ios %s", nvf_num_str(p->ana_grpid, grp, sizeof(grp)),
-	       nvf_num_str(p->routed_ios, ios, sizeof(ios)));
-	if (p->share < 0)
-		printf(" (-)");
-	else
-		printf(" (%.1f%%)", p->share);
-	if (p->inflight[0] < 0)
-		printf(" inflight -");
-	else
-		printf(" inflight %s/%s",
-		       nvf_num_str(p->inflight[0], rd, sizeof(rd)),
-		       nvf_num_str(p->inflight[1], wr, sizeof(wr)));
-	printf(" ps: %s", nvf_dash(p->ps_status));
+	nvf_print_path_ios(p);
+	nvf_print_path_load(p);
 }
 
 static void nvf_topo_by_namespace(const struct nvf_subsys *sub, int host,
@@ -137,8 +110,8 @@ static void nvf_topo_by_namespace(const struct nvf_subsys *sub, int host,
 			}
 			nvf_ctrl_fields(sub, p, &f);
 			printf("  +- %s %s %s %s %s", f.name,
-			       nvf_dash(f.transport), nvf_dash(f.address),
-			       nvf_dash(f.state), nvf_dash(p->ana_state));
+			       nvf_or_dash(f.transport), nvf_or_dash(f.address),
+			       nvf_or_dash(f.state), nvf_or_dash(p->ana_state));
 			if (verbose)
 				nvf_print_extras(p);
 			putchar('\n');
@@ -156,8 +129,8 @@ static void nvf_topo_by_ctrl(const struct nvf_subsys *sub, int host,
 
 		if (c->host != host)
 			continue;
-		printf(" +- %s %s %s\n \\\n", c->name, nvf_dash(c->transport),
-		       nvf_dash(c->address));
+		printf(" +- %s %s %s\n \\\n", c->name, nvf_or_dash(c->transport),
+		       nvf_or_dash(c->address));
 		for (k = 0; k < sub->nr_heads; k++) {
 			const struct nvf_head *head = &sub->heads[k];
 
@@ -170,8 +143,8 @@ static void nvf_topo_by_ctrl(const struct nvf_subsys *sub, int host,
 					printf("  +- ns -");
 				else
 					printf("  +- ns %lld", head->nsid);
-				printf(" %s %s", nvf_dash(c->state),
-				       nvf_dash(p->ana_state));
+				printf(" %s %s", nvf_or_dash(c->state),
+				       nvf_or_dash(p->ana_state));
 				if (verbose)
 					nvf_print_extras(p);
 				putchar('\n');
@@ -202,9 +175,9 @@ static void nvf_topo_by_path(const struct nvf_subsys *sub, int host,
 				continue;
 			nvf_ctrl_fields(sub, p, &f);
 			printf("  +- %s %s %s %s %s %s", p->name,
-			       nvf_dash(p->ana_state), f.name,
-			       nvf_dash(f.transport), nvf_dash(f.address),
-			       nvf_dash(f.state));
+			       nvf_or_dash(p->ana_state), f.name,
+			       nvf_or_dash(f.transport), nvf_or_dash(f.address),
+			       nvf_or_dash(f.state));
 			if (verbose)
 				nvf_print_extras(p);
 			putchar('\n');
@@ -230,18 +203,18 @@ static void nvf_topo_normal(struct nvf_subsys *subs, size_t nr,
 				putchar('\n');
 			first = false;
 			indent = (int)strlen(sub->name) + 3;
-			printf("%s - NQN=%s\n", sub->name, nvf_dash(sub->nqn));
+			printf("%s - NQN=%s\n", sub->name, nvf_or_dash(sub->nqn));
 			printf("%*shostnqn=%s\n", indent, "",
-			       nvf_dash(hosts[h].hostnqn));
+			       nvf_or_dash(hosts[h].hostnqn));
 			printf("%*siopolicy=%s\n", indent, "",
-			       nvf_dash(sub->iopolicy));
+			       nvf_or_dash(sub->iopolicy));
 			if (verbose) {
 				printf("%*smodel=%s\n", indent, "",
-				       nvf_dash(sub->model));
+				       nvf_or_dash(sub->model));
 				printf("%*sserial=%s\n", indent, "",
-				       nvf_dash(sub->serial));
+				       nvf_or_dash(sub->serial));
 				printf("%*sfirmware=%s\n", indent, "",
-				       nvf_dash(sub->firmware_rev));
+				       nvf_or_dash(sub->firmware_rev));
 			}
 			printf("\\\n");
 			if (rank == NVF_RANK_CTRL)
@@ -332,38 +305,28 @@ void nvf_json_topo_namespaces(struct nvf_json *j, const char *key,
 	nvf_json_end(j, ']');
 }
 
+/* One subsystem under host @host: its own members and its namespaces. */
+static void nvf_topo_json_subsys(struct nvf_json *j,
+				 const struct nvf_subsys *sub, int host,
+				 const void *arg)
+{
+	(void)arg;	/* no more than the subsystem and host */
+	nvf_json_begin(j, NULL, '{');
+	nvf_json_subsys_attrs(j, sub);
+	nvf_json_topo_namespaces(j, "Namespaces", sub, host);
+	nvf_json_end(j, '}');
+}
+
 static void nvf_topo_json(const struct nvf_subsys *subs, size_t nr,
 			  const struct nvf_host *hosts, size_t nr_hosts)
 {
+	static const struct nvf_subsys_writer w = {
+		.write = nvf_topo_json_subsys,
+	};
 	struct nvf_json j;
-	size_t h, i;
 
 	nvf_json_init(&j, stdout);
-	nvf_json_begin(&j, NULL, '[');
-	for (h = 0; h < nr_hosts; h++) {
-		nvf_json_begin(&j, NULL, '{');
-		nvf_json_str(&j, "HostNQN", hosts[h].hostnqn);
-		nvf_json_str(&j, "HostID", hosts[h].hostid);
-		nvf_json_begin(&j, "Subsystems", '[');
-		for (i = 0; i < nr; i++) {
-			const struct nvf_subsys *sub = &subs[i];
-
-			if (!nvf_subsys_has_host(sub, (int)h))
-				continue;
-			nvf_json_begin(&j, NULL, '{');
-			nvf_json_str(&j, "Name", sub->name);
-			nvf_json_str(&j, "NQN", sub->nqn);
-			nvf_json_str(&j, "IOPolicy", sub->iopolicy);
-			nvf_json_str(&j, "Model", sub->model);
-			nvf_json_str(&j, "Serial", sub->serial);
-			nvf_json_str(&j, "Firmware", sub->firmware_rev);
-			nvf_json_topo_namespaces(&j, "Namespaces", sub, (int)h);
-			nvf_json_end(&j, '}');
-		}
-		nvf_json_end(&j, ']');
-		nvf_json_end(&j, '}');
-	}
-	nvf_json_end(&j, ']');
+	nvf_json_hosts(&j, NULL, subs, nr, hosts, nr_hosts, &w);
 }
 
 static int nvf_parse_ranking(const char *s, enum nvf_ranking *rank)
@@ -381,53 +344,44 @@ static int nvf_parse_ranking(const char *s, enum nvf_ranking *rank)
 	return 0;
 }
 
+/* The option show-topology has beyond the output options: -r, into @rank. */
+static int nvf_topology_option(int c, const char *val, void *rank)
+{
+	return c == 'r' ? nvf_parse_ranking(val, rank) : -1;
+}
+
+static const struct nvf_output_cmd nvf_topology_cmd = {
+	.shortopts	= ":o:r:vh",
+	.longopts	= nvf_topology_longopts,
+	.usage		= nvf_show_topology_usage,
+	.device		= true,
+	.option		= nvf_topology_option,
+};
+
 int nvf_show_topology(int argc, char **argv)
 {
 	enum nvf_ranking rank = NVF_RANK_NAMESPACE;
-	enum nvf_format fmt = NVF_FMT_NORMAL;
 	struct nvf_host *hosts = NULL;
-	const char *device = NULL;
+	struct nvf_output_opts o;
 	struct nvf_subsys *subs;
 	size_t i, nr, shown, nr_hosts = 0;
-	bool verbose = false;
 	char name[64];
-	int c, ret = NVF_EXIT_FAIL;
+	int ret;
 
-	while ((c = nvf_getopt(argc, argv, ":o:r:vh",
-			       nvf_topology_longopts)) != -1) {
-		switch (c) {
-		case 'o':
-			if (nvf_parse_format(optarg, &fmt))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'r':
-			if (nvf_parse_ranking(optarg, &rank))
-				return NVF_EXIT_FAIL;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			nvf_show_topology_usage(stdout);
-			return NVF_EXIT_OK;
-		default:
-			return NVF_EXIT_FAIL;
-		}
-	}
-	if (optind < argc)
-		device = argv[optind++];
-	if (nvf_no_operands(argc, argv))
+	ret = nvf_output_opts(argc, argv, &nvf_topology_cmd, &o, &rank);
+	if (ret >= 0)
+		return ret;
+	if (nvf_subsys_load(o.device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
-	if (nvf_subsys_load(device, name, sizeof(name), &subs, &nr, &shown))
-		return NVF_EXIT_FAIL;
+	ret = NVF_EXIT_FAIL;
 	if (nvf_hosts_collect(subs, shown, &hosts, &nr_hosts))
 		goto out_free;
-	if (fmt == NVF_FMT_JSON) {
+	if (o.fmt == NVF_FMT_JSON) {
 		nvf_topo_json(subs, shown, hosts, nr_hosts);
 	} else {
 		for (i = 0; i < shown; i++)
 			nvf_subsys_sanitize(&subs[i]);
-		nvf_topo_normal(subs, shown, hosts, nr_hosts, rank, verbose);
+		nvf_topo_normal(subs, shown, hosts, nr_hosts, rank, o.verbose);
 	}
 	ret = NVF_EXIT_OK;
 	free(hosts);

@@ -17,24 +17,8 @@
 #   NVFAB_ETC_NVME	 instead of /etc/nvme
 set -u
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOOLDIR=$(dirname "$HERE")
-REPO=$(cd "$TOOLDIR/../.." && pwd)
-. "$REPO/selftests/nvfab/lib.sh"
-
-BIN=$TOOLDIR/nvfabctl
-TMP=$(mktemp -d)
-cleanup() {
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-if ! make -s -C "$TOOLDIR" >"$TMP/build.log" 2>&1; then
-	ktap_header
-	echo "1..0 # build failed"
-	sed 's/^/# /' "$TMP/build.log"
-	exit "$KSFT_FAIL"
-fi
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/etc-empty" "$TMP/etc-nvfab"
 export NVFAB_ETC_NVME=$TMP/etc-empty
@@ -53,22 +37,6 @@ run() {
 	# The host identity warning (once per run, tested last) is not what
 	# these tests look at: the fake /etc/nvme is empty on purpose.
 	ERR=$(grep -v ': warning: no host identity (' "$TMP/err")
-}
-
-show() {
-	ktap_diag "rc=$RC"
-	[ -z "$OUT" ] || echo "$OUT" | sed 's/^/# out: /'
-	[ -z "$ERR" ] || echo "$ERR" | sed 's/^/# err: /'
-}
-
-# result DESC CONDITION-STATUS: report one test, with the run on failure.
-result() {
-	if [ "$2" = 0 ]; then
-		ktap_pass "$1"
-	else
-		show
-		ktap_fail "$1"
-	fi
 }
 
 F=$TMP/nvfab.conf

@@ -17,24 +17,9 @@
 #   NVFAB_DEV_DIR	 instead of /dev, for the namespaces' block devices
 set -u
 
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOOLDIR=$(dirname "$HERE")
-REPO=$(cd "$TOOLDIR/../.." && pwd)
-. "$REPO/selftests/nvfab/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
 
-BIN=$TOOLDIR/nvfabctl
-TMP=$(mktemp -d)
-cleanup() {
-	rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-if ! make -s -C "$TOOLDIR" >"$TMP/build.log" 2>&1; then
-	ktap_header
-	echo "1..0 # build failed"
-	sed 's/^/# /' "$TMP/build.log"
-	exit "$KSFT_FAIL"
-fi
 SHIM=$TMP/fake_shim.so
 if ! gcc -shared -fPIC -Wall -Wextra -Werror -o "$SHIM" "$HERE/fake_shim.c" \
 	>"$TMP/shim.log" 2>&1; then
@@ -60,22 +45,6 @@ run() {
 	OUT=$(cat "$TMP/out")
 	ERR=$(grep -vF "$NOID_WARN" "$TMP/err")
 	NOID=$(grep -cF "$NOID_WARN" "$TMP/err")
-}
-
-show() {
-	ktap_diag "rc=$RC"
-	[ -z "$OUT" ] || echo "$OUT" | sed 's/^/# out: /'
-	[ -z "$ERR" ] || echo "$ERR" | sed 's/^/# err: /'
-}
-
-# result DESC CONDITION-STATUS: report one test, with the run on failure.
-result() {
-	if [ "$2" = 0 ]; then
-		ktap_pass "$1"
-	else
-		show
-		ktap_fail "$1"
-	fi
 }
 
 # expect_ok DESC EXPECTED-STDOUT ARGS...: exit 0, this stdout, no stderr.
