@@ -21,8 +21,9 @@ import trace_flip  # noqa: E402
 NV, K = "nvfab", "kernel"
 
 
-def synthetic(rounds=3, drop=()):
-    """bench.jsonl lines for every job the guest runs; jobs in drop left out."""
+def synthetic(rounds=3, drop=(), cpu=True):
+    """bench.jsonl lines for every job the guest runs; jobs in drop left out;
+    cpu=False: without the CPU figures (a bench.jsonl from before them)."""
     lines = []
 
     def add(init, rnd, job, **kv):
@@ -32,14 +33,24 @@ def synthetic(rounds=3, drop=()):
         rec.update(kv)
         lines.append(rec)
 
+    def c(us, busy):
+        if not cpu:
+            return {}
+        return {"cpu_per_io_us": us, "cpu_busy_pct": busy,
+                "cpu_us": 1e6, "cpu_win_s": 4.0}
+
     for rnd in range(1, rounds + 1):
         f = 1 + 0.05 * (rnd - 2)     # some spread between rounds
-        add(NV, rnd, "qd1", lat_mean_us=90 * f, lat_p99_us=200 * f, iops=11000)
-        add(K, rnd, "qd1", lat_mean_us=100, lat_p99_us=180, iops=10000)
-        add(NV, rnd, "qd32", iops=40000 * f)
-        add(K, rnd, "qd32", iops=38000)
-        add(NV, rnd, "seq128k", bw_kib=900000 * f)
-        add(K, rnd, "seq128k", bw_kib=1000000)
+        add(NV, rnd, "qd1", lat_mean_us=90 * f, lat_p99_us=200 * f,
+            iops=11000, **c(30 * f, 40.0))
+        add(K, rnd, "qd1", lat_mean_us=100, lat_p99_us=180, iops=10000,
+            **c(40, 45.0))
+        add(NV, rnd, "qd32", iops=40000 * f, **c(47 * f, 99.0))
+        add(K, rnd, "qd32", iops=38000, **c(50, 98.0))
+        add(NV, rnd, "qd32-jobs", iops=39000 * f, **c(52 * f, 100.0))
+        add(K, rnd, "qd32-jobs", iops=39000, **c(50, 100.0))
+        add(NV, rnd, "seq128k", bw_kib=900000 * f, **c(300 * f, 97.0))
+        add(K, rnd, "seq128k", bw_kib=1000000, **c(250, 96.0))
         add(NV, rnd, "sym1", iops=30000 * f)
         add(K, rnd, "sym1", iops=30000)
         add(NV, rnd, "sym2", iops=33000 * f)
@@ -110,6 +121,25 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(rows["qd1-p99"]["min"], 190 / 180)
         self.assertAlmostEqual(rows["qd1-p99"]["max"], 210 / 180)
         self.assertEqual(rows["seq128k-bw"]["status"], "NOT met")  # 0.9
+        # CPU per I/O: lower is better, in us, with the busy share
+        self.assertEqual(rows["qd1-cpu"]["better"], "lower")
+        self.assertEqual(rows["qd1-cpu"]["status"], "met")         # 0.75
+        self.assertAlmostEqual(rows["qd1-cpu"]["ratio"], 0.75)
+        self.assertAlmostEqual(rows["qd1-cpu"]["min"], 28.5 / 40)
+        self.assertAlmostEqual(rows["qd1-cpu"]["a_median"], 30)
+        self.assertEqual(rows["qd1-cpu"]["cpu_busy_pct"],
+                         {"a": 40.0, "b": 45.0})
+        self.assertEqual(rows["qd32-cpu"]["goal"], 0.9)
+        self.assertEqual(rows["qd32-cpu"]["status"], "NOT met")    # 0.94
+        self.assertEqual(rows["seq128k-cpu"]["status"], "NOT met")  # 1.2
+        self.assertEqual(rows["qd32j-cpu"]["status"], "info")
+        self.assertAlmostEqual(rows["qd32j-cpu"]["ratio"], 1.04)
+        self.assertEqual(rows["qd32j-iops"]["status"], "info")
+        self.assertRegex(r.stdout, r"QD1 CPU per I/O \(us\), nvfab / "
+                         r"in-kernel +30\.0 +40\.0 +0\.75 +0\.71\.\.0\.79 +3 "
+                         r" met \(goal <= 1\.00\)  CPU busy A/B: 40%/45%")
+        self.assertIn("NOT met (goal <= 0.90)", r.stdout)
+        self.assertIn("CPU per I/O: us of guest CPU time per I/O", r.stdout)
         self.assertEqual(rows["asym30-st-qd"]["status"], "met")    # 29/15
         self.assertEqual(rows["asym30-st-qd"]["goal"], 1.5)
         self.assertEqual(rows["asym1-st-qd"]["status"], "info")
@@ -135,7 +165,7 @@ class ReportTest(unittest.TestCase):
         j = os.path.join(self.d, "bench.jsonl")
         # No single set, no in-kernel service-time pairing partner, one
         # round without the nvfab cut, a bad line and a truncated one.
-        lines = synthetic(drop=("qd1", "qd32", "seq128k",
+        lines = synthetic(drop=("qd1", "qd32", "qd32-jobs", "seq128k",
                                 (K, "asym30-queue-depth"),
                                 (NV, "cut-round-robin")))
         lines.append({"init": NV, "round": 1, "job": "qd1",
@@ -146,11 +176,43 @@ class ReportTest(unittest.TestCase):
         self.assertIn("not JSON", r.stderr)
         s, rows = rows_by_id(self.d)
         for rid in ("qd1-mean", "qd1-p99", "qd32-iops", "seq128k-bw",
-                    "asym30-st-qd", "asym30-qd", "asym30-ceiling", "cut-rr"):
+                    "qd1-cpu", "qd32-cpu", "qd32j-iops", "qd32j-cpu",
+                    "seq128k-cpu", "asym30-st-qd", "asym30-qd",
+                    "asym30-ceiling", "cut-rr"):
             self.assertEqual(rows[rid]["status"], "no data", rid)
+            # the jobs did not run: no reason beyond "no data"
+            self.assertNotIn("why", rows[rid], rid)
         self.assertEqual(rows["sym-rr"]["status"], "met")
-        self.assertEqual(s["goals"]["no_data"], 8)
-        self.assertEqual(r.stdout.count("no data"), 8)
+        self.assertEqual(s["goals"]["no_data"], 13)
+        self.assertEqual(r.stdout.count("no data"), 13)
+
+    def test_no_cpu_figures(self):
+        """A bench.jsonl from before the CPU figures: those rows say why
+        they have no data; every other row is as before."""
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, synthetic(cpu=False))
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s, rows = rows_by_id(self.d)
+        cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu")
+        for rid in cpu:
+            self.assertEqual(rows[rid]["status"], "no data", rid)
+            self.assertIn("without CPU figures", rows[rid]["why"])
+            self.assertNotIn("cpu_busy_pct", rows[rid])
+        self.assertEqual(s["goals"]["no_data"], len(cpu))
+        self.assertEqual(r.stdout.count(
+            "no data (runs without CPU figures: older bench.jsonl?)"), 4)
+        self.assertEqual(rows["qd32-iops"]["status"], "met")
+        # CPU figures in one round only: that round alone counts
+        lines = synthetic(cpu=False)
+        lines = [x for x in lines if x["round"] != 2]
+        lines += [x for x in synthetic() if x["round"] == 2]
+        write(j, lines)
+        r = run_report(j, self.d)
+        s, rows = rows_by_id(self.d)
+        self.assertEqual(rows["qd1-cpu"]["n"], 1)
+        self.assertEqual(rows["qd1-cpu"]["rounds"], [2])
+        self.assertEqual(rows["qd1-mean"]["n"], 3)
 
     def test_partial_rounds(self):
         j = os.path.join(self.d, "bench.jsonl")
