@@ -299,10 +299,10 @@ record() {
 # SOFTIRQ STEAL ..." (the all-CPU line of /proc/stat, in USER_HZ ticks);
 # builtins only, no fork.
 cpu_sample() {
-	local -a f
-	read -r -a f <"$PROC_STAT" || return 1
-	[ "${f[0]}" = cpu ] || return 1
-	echo "${EPOCHREALTIME/,/.} ${f[*]}"
+	local -a cs
+	read -r -a cs <"$PROC_STAT" || return 1
+	[ "${cs[0]}" = cpu ] || return 1
+	echo "${EPOCHREALTIME/,/.} ${cs[*]}"
 }
 
 # job NAME FIO-ARGS...: one steady fio run on $DEV, RUNTIME seconds after a
