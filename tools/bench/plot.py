@@ -77,6 +77,8 @@ def main(argv=None):
         text = "%.2f" % ratio
         if r.get("status") in ("met", "NOT met"):
             text += " " + r["status"]
+        elif r.get("better") in ("lower", "higher"):
+            text += " (info, %s is better)" % r["better"]
         right = max(x for x in (ratio, rmax, goal, 1.0)
                     if isinstance(x, (int, float)))
         ax.text(right * 1.04, y, text, va="center", fontsize=7)

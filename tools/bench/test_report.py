@@ -395,12 +395,140 @@ class Fio2JsonlTest(unittest.TestCase):
         self.assertEqual(r.stdout, "")
 
 
+class CpuTest(unittest.TestCase):
+    """CPU per I/O from two /proc/stat samples (guest.sh's cpu_sample)."""
+
+    @staticmethod
+    def sample(t, user, nice, system, idle, iowait, irq, softirq, steal=0):
+        return "%.6f cpu %d %d %d %d %d %d %d %d 0 0\n" % (
+            t, user, nice, system, idle, iowait, irq, softirq, steal)
+
+    def test_figures(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = os.path.join(d, "cpu.txt")
+            # 4 s, 2 CPUs = 800 ticks: busy 100+10+200+20+70 = 400
+            with open(c, "w") as f:
+                f.write(self.sample(1000.5, 1000, 50, 2000, 9000, 30, 5, 400,
+                                    7))
+                f.write("garbage\n1001 cpu0 1 2 3 4 5 6 7 8\n")
+                f.write(self.sample(1004.5, 1100, 60, 2200, 9390, 40, 25,
+                                    470, 7))
+            s = fio2jsonl.read_cpu_stat(c)
+            self.assertEqual(len(s), 2)
+            res = fio2jsonl.cpu_figures(s, 2000.0, 100)
+            self.assertEqual(res["cpu_us"], 4e6)
+            self.assertEqual(res["cpu_win_s"], 4.0)
+            self.assertEqual(res["cpu_busy_pct"], 50.0)     # 400 / 800
+            # 1e6 us of CPU per second, 2000 I/Os per second
+            self.assertEqual(res["cpu_per_io_us"], 500.0)
+            # USER_HZ 250: a tick is 4 ms
+            self.assertEqual(fio2jsonl.cpu_figures(s, 2000.0, 250)
+                             ["cpu_per_io_us"], 200.0)
+            # no IOPS: CPU time without a per-I/O figure
+            self.assertIsNone(fio2jsonl.cpu_figures(s, None, 100)
+                              ["cpu_per_io_us"])
+            self.assertIsNone(fio2jsonl.cpu_figures(s, 0, 100)
+                              ["cpu_per_io_us"])
+            for bad in ([], s[:1], [s[1], s[0]], [s[0], s[0]]):
+                with self.assertRaises(ValueError):
+                    fio2jsonl.cpu_figures(bad, 2000.0, 100)
+
+    def test_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            fj = os.path.join(d, "f.json")
+            with open(fj, "w") as f:
+                json.dump({"jobs": [{"read": {
+                    "iops": 1000.0, "bw": 4000,
+                    "lat_ns": {"mean": 1e5, "max": 1e6,
+                               "percentile": {"99.000000": 2e5}}}}]}, f)
+            c = os.path.join(d, "cpu.txt")
+            with open(c, "w") as f:
+                f.write(self.sample(10, 0, 0, 0, 0, 0, 0, 0))
+                f.write(self.sample(12, 100, 0, 100, 200, 0, 0, 0))
+
+            def run(*extra):
+                return subprocess.run(
+                    [sys.executable, os.path.join(HERE, "fio2jsonl.py"),
+                     "--init", NV, "--round", "1", "--job", "qd32"] +
+                    list(extra) + [fj], capture_output=True, text=True)
+
+            r = run("--cpu-stat", c, "--user-hz", "100")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rec = json.loads(r.stdout)
+            self.assertEqual(rec["cpu_per_io_us"], 1000.0)  # 1 CPU s/s
+            self.assertEqual(rec["cpu_busy_pct"], 50.0)
+            # no CPU file, an empty one, a bad USER_HZ: the line is
+            # written without CPU figures, and stderr says why
+            empty = os.path.join(d, "empty.txt")
+            open(empty, "w").close()
+            for extra in (["--cpu-stat", os.path.join(d, "none.txt")],
+                          ["--cpu-stat", empty],
+                          ["--cpu-stat", c, "--user-hz", "0"]):
+                r = run(*extra)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                rec = json.loads(r.stdout)
+                self.assertEqual(rec["iops"], 1000.0)
+                self.assertNotIn("cpu_per_io_us", rec)
+                self.assertIn("no CPU figures for qd32", r.stderr)
+            # without --cpu-stat: no CPU fields, no note
+            r = run()
+            self.assertNotIn("cpu_per_io_us", json.loads(r.stdout))
+            self.assertEqual(r.stderr, "")
+
+
 def have_matplotlib():
     try:
         import matplotlib  # noqa: F401
         return True
     except ImportError:
         return False
+
+
+class PlotRowsTest(unittest.TestCase):
+    """Which rows the chart draws (no matplotlib needed)."""
+
+    def summary(self, lines):
+        with tempfile.TemporaryDirectory() as d:
+            j = os.path.join(d, "bench.jsonl")
+            write(j, lines)
+            run_report(j, d)
+            with open(os.path.join(d, "summary.json")) as f:
+                return json.load(f)
+
+    def test_only_rows_with_data(self):
+        import plot
+        s = self.summary(synthetic())
+        self.assertEqual(len(plot.drawn_rows(s)), len(s["rows"]))
+        # BENCH_SETS=single: the single-path rows only, in table order
+        single = ("qd1", "qd32", "qd32-jobs", "seq128k")
+        s = self.summary([x for x in synthetic() if x["job"] in single])
+        ids = [r["id"] for r in plot.drawn_rows(s)]
+        self.assertEqual(ids, ["qd1-mean", "qd1-p99", "qd1-cpu", "qd32-iops",
+                               "qd32-cpu", "qd32j-iops", "qd32j-cpu",
+                               "seq128k-bw", "seq128k-cpu"])
+        self.assertGreater(s["goals"]["no_data"], 20)
+        # an older single run: no CPU figures, so no CPU rows either
+        s = self.summary([x for x in synthetic(cpu=False)
+                          if x["job"] in single])
+        self.assertEqual([r["id"] for r in plot.drawn_rows(s)],
+                         ["qd1-mean", "qd1-p99", "qd32-iops", "qd32j-iops",
+                          "seq128k-bw"])
+        self.assertEqual(plot.drawn_rows(self.summary([])), [])
+
+    def test_nothing_to_draw(self):
+        with tempfile.TemporaryDirectory() as d:
+            j = os.path.join(d, "bench.jsonl")
+            write(j, [])
+            run_report(j, d)
+            png = os.path.join(d, "ratios.png")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "plot.py"),
+                                os.path.join(d, "summary.json"), png],
+                               capture_output=True, text=True)
+            # before matplotlib is imported: the same with or without it
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("has data", r.stderr)
+            self.assertIn("no chart", r.stderr)
+            self.assertFalse(os.path.exists(png))
 
 
 @unittest.skipUnless(have_matplotlib(), "no matplotlib in this python3")
@@ -411,7 +539,9 @@ class PlotTest(unittest.TestCase):
             for name, lines in (("full", synthetic()),
                                 ("partial", synthetic(drop=(
                                     "qd1", "sym2", "cut-round-robin"))),
-                                ("empty", [])):
+                                ("single", [x for x in synthetic()
+                                            if x["job"] in ("qd1", "qd32")]),
+                                ("old", synthetic(cpu=False))):
                 j = os.path.join(d, name + ".jsonl")
                 write(j, lines)
                 out = os.path.join(d, name)
@@ -421,6 +551,15 @@ class PlotTest(unittest.TestCase):
                     [os.path.join(out, "summary.json"), png]), 0)
                 with open(png, "rb") as f:
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            # every row without data: no chart, exit 1
+            j = os.path.join(d, "empty.jsonl")
+            write(j, [])
+            out = os.path.join(d, "empty")
+            report.main([j, "--out", out])
+            png = os.path.join(out, "ratios.png")
+            self.assertEqual(plot.main(
+                [os.path.join(out, "summary.json"), png]), 1)
+            self.assertFalse(os.path.exists(png))
 
 
 if __name__ == "__main__":
