@@ -208,7 +208,8 @@ def num(v):
 
 # Why a row whose jobs ran has no data, when the runs lack its metric.
 MISSING = {
-    "cpu_per_io_us": "runs without CPU figures: older bench.jsonl?",
+    "cpu_per_io_us": "runs without CPU figures: an older bench.jsonl, "
+                     "or no /proc/stat sample (guest log)",
 }
 
 

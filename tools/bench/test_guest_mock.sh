@@ -48,6 +48,7 @@ mock_run() {
 		export NVFAB_BENCH_DEV=$TMP/$name/dev NVFAB_BENCH_ETC=$TMP/$name/etc
 		export NVFAB_BENCH_ROUNDS=2 NVFAB_BENCH_RUNTIME=1
 		export NVFAB_BENCH_TRACEFS=$TMP/$name/tracefs
+		export NVFAB_BENCH_PROC_STAT=$TMP/$name/proc_stat
 		local kv
 		for kv in "$@"; do
 			export "${kv?}"
@@ -66,6 +67,10 @@ mock_functions() {
 	: >"$TRACEFS/trace"
 	NEXT=0
 	declare -gA TGT_ANA=([1]=optimized [2]=optimized)
+	# /proc/stat: each steady fio run adds 200 busy ticks and 200 idle
+	# ones (mock_cpu_run), so the guest's CPU is 50% busy in every run
+	[ "$PROC_STAT" = "$OUT/proc_stat" ] &&
+		echo "cpu  1000 10 500 5000 20 0 30 0 0 0" >"$PROC_STAT"
 	sleep() { :; }
 	modprobe() { :; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
@@ -162,6 +167,19 @@ mock_functions() {
 		done
 		return 0
 	}
+	# mock_cpu_run NAME: what a steady run does to /proc/stat, after
+	# job's first sample (fio runs in the background meanwhile).
+	mock_cpu_run() {
+		local c=$OUT/cpu-$INIT-$ROUND-$1.txt i u n s id io irq si rest
+		[ -e "$PROC_STAT" ] || return 0
+		for ((i = 0; i < 500; i++)); do
+			[ -s "$c" ] && break
+			command sleep 0.01
+		done
+		read -r _ u n s id io irq si rest <"$PROC_STAT"
+		echo "cpu  $((u + 100)) $n $((s + 60)) $((id + 200)) $io $irq $((si + 40)) $rest" \
+			>"$PROC_STAT"
+	}
 	topo_cut() { echo "cut $1" >>"$EV"; set_links connecting; }
 	topo_restore() { echo "restore $1" >>"$EV"; set_links live; }
 	fio() {
@@ -174,6 +192,7 @@ mock_functions() {
 			esac
 		done
 		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
+		[ -n "$lat" ] || mock_cpu_run "$name"
 		printf '{"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
@@ -202,9 +221,9 @@ events() { grep -c "$2" "$TMP/$1/events"; }
 # 1. Everything, 2 rounds.
 mock_run full
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round: nvfab 3 + 2 + 2x4 + 4 + 2 + 1 = 20,
-# in-kernel 3 + 2 + 2x3 + 3 + 2 + 1 = 17
-check "full: 74 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 74
+# per round: nvfab 4 + 2 + 2x4 + 4 + 2 + 1 = 21,
+# in-kernel 4 + 2 + 2x3 + 3 + 2 + 1 = 18
+check "full: 78 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 78
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
@@ -239,6 +258,14 @@ check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" =
 check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
+# CPU per I/O: every steady run (78 - 12 stall runs), from two samples
+check "full: steady runs have CPU figures (50% busy)" \
+	test "$(lines full '"cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 66
+check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
+check "full: two /proc/stat samples per steady run" \
+	test "$(cat "$TMP"/full/cpu-*.txt | grep -c ' cpu ')" = 132
+check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
+	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
 check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
@@ -247,8 +274,19 @@ check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
 mock_run ana NVFAB_BENCH_SETS=ana
 check "sets=ana: only ana jobs (8)" test "$(wc -l <"$TMP/ana/bench.jsonl")" = 8 -a "$(lines ana '"job": "ana-')" = 8
 mock_run single NVFAB_BENCH_SETS=single NVFAB_BENCH_ROUNDS=1
-check "sets=single, 1 round: 6 jobs" test "$(wc -l <"$TMP/single/bench.jsonl")" = 6
+check "sets=single, 1 round: 8 jobs" test "$(wc -l <"$TMP/single/bench.jsonl")" = 8
 check "sets=single: no second path" test "$(events single 'connect 2')" = 0
+python3 "$HERE/report.py" "$TMP/single/bench.jsonl" --out "$TMP/single" >"$TMP/single/report.txt" 2>&1
+check "sets=single: 4 CPU per I/O rows, all with data" \
+	test "$(grep -c 'CPU per I/O (us).*CPU busy A/B: 50%/50%' "$TMP/single/report.txt")" = 4
+mock_run nocpu NVFAB_BENCH_SETS=single NVFAB_BENCH_ROUNDS=1 \
+	NVFAB_BENCH_PROC_STAT=/nonexistent/stat
+check "no /proc/stat: the runs are still recorded (8)" \
+	test "$(wc -l <"$TMP/nocpu/bench.jsonl")" = 8 -a "$(lines nocpu cpu_us)" = 0
+check "no /proc/stat: logged" grep -q 'no CPU sample from /nonexistent/stat (qd1)' "$TMP/nocpu/guest.log"
+python3 "$HERE/report.py" "$TMP/nocpu/bench.jsonl" >"$TMP/nocpu/report.txt" 2>&1
+check "no /proc/stat: CPU rows say why they have no data" \
+	test "$(grep -c 'CPU per I/O (us).*no data (runs without CPU figures' "$TMP/nocpu/report.txt")" = 4
 mock_run symcut "NVFAB_BENCH_SETS=sym cut" "NVFAB_BENCH_DELAYS=5"
 check "sets='sym cut': sym1, sym2, cut per host and round (12)" test "$(wc -l <"$TMP/symcut/bench.jsonl")" = 12
 mock_run asym5 NVFAB_BENCH_SETS=asym NVFAB_BENCH_DELAYS=5 NVFAB_BENCH_ROUNDS=1
@@ -258,7 +296,7 @@ check "sets=bogus: nothing run, exit non-zero" grep -q 'nothing to run' "$TMP/bo
 
 # 3. nvfab cannot connect: the in-kernel results are still there.
 mock_run nvfabfail MOCK_NVFAB_FAIL=1
-check "nvfab connect fails: in-kernel results kept (34)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 34
+check "nvfab connect fails: in-kernel results kept (36)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 36
 check "nvfab connect fails: logged" grep -q 'connect nvfab (mpath, path 1) failed' "$TMP/nvfabfail/guest.log"
 python3 "$HERE/report.py" "$TMP/nvfabfail/bench.jsonl" >"$TMP/nvfabfail/report.txt" 2>&1
 check "nvfab connect fails: report still prints, rows say no data" \

@@ -201,7 +201,7 @@ class ReportTest(unittest.TestCase):
             self.assertNotIn("cpu_busy_pct", rows[rid])
         self.assertEqual(s["goals"]["no_data"], len(cpu))
         self.assertEqual(r.stdout.count(
-            "no data (runs without CPU figures: older bench.jsonl?)"), 4)
+            "no data (runs without CPU figures: an older bench.jsonl"), 4)
         self.assertEqual(rows["qd32-iops"]["status"], "met")
         # CPU figures in one round only: that round alone counts
         lines = synthetic(cpu=False)
