@@ -37,9 +37,9 @@ and n_trace_events.
 
 With --cpu-stat (two or more lines "EPOCH-SECONDS cpu USER NICE SYSTEM
 IDLE IOWAIT IRQ SOFTIRQ STEAL ...", the all-CPU line of the guest's
-/proc/stat taken at the end of fio's ramp and after fio exited; ticks
-of --user-hz, default 100) the guest's CPU time over that window, from
-the first line to the last:
+/proc/stat taken by guest.sh inside fio's steady run: when its ramp
+ends and RUNTIME - 1 s later; ticks of --user-hz, default 100) the
+guest's CPU time over that window, from the first line to the last:
   cpu_us         busy CPU time, all CPUs: user+nice+system+irq+softirq
                  (guest time is part of user), in microseconds
   cpu_win_s      the window's length in seconds

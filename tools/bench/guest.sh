@@ -306,9 +306,11 @@ cpu_sample() {
 }
 
 # job NAME FIO-ARGS...: one steady fio run on $DEV, RUNTIME seconds after a
-# second of ramp. The guest's CPU time is sampled from /proc/stat at the
-# end of the ramp and after fio exits ($OUT/cpu-INIT-ROUND-NAME.txt), and
-# fio2jsonl.py divides it by the I/Os of that window (CPU per I/O).
+# second of ramp. The guest's CPU time is sampled from /proc/stat
+# ($OUT/cpu-INIT-ROUND-NAME.txt) when the ramp ends and RUNTIME - 1
+# seconds later, both inside fio's steady run (not its start or exit),
+# and fio2jsonl.py divides the CPU time per second of that window by
+# fio's IOPS (CPU per I/O).
 job() {
 	local name=$1 f=$OUT/fio-$INIT-$ROUND-$1.json c=$OUT/cpu-$INIT-$ROUND-$1.txt
 	local pid rc=0
@@ -320,9 +322,13 @@ job() {
 		--output-format=json --output="$f" "$@" >/dev/null 2>&1 &
 	pid=$!
 	sleep 1		# fio's ramp_time
-	cpu_sample >"$c" || log "no CPU sample from $PROC_STAT ($name)"
+	if cpu_sample >"$c"; then
+		sleep "$((RUNTIME > 1 ? RUNTIME - 1 : 1))"
+		cpu_sample >>"$c"
+	else
+		log "no CPU sample from $PROC_STAT ($name)"
+	fi
 	wait "$pid" || rc=$?
-	cpu_sample >>"$c"
 	if [ "$rc" != 0 ]; then
 		log "fio $name failed on $DEV ($INIT, round $ROUND)"
 		return 1

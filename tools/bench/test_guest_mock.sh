@@ -67,11 +67,19 @@ mock_functions() {
 	: >"$TRACEFS/trace"
 	NEXT=0
 	declare -gA TGT_ANA=([1]=optimized [2]=optimized)
-	# /proc/stat: each steady fio run adds 200 busy ticks and 200 idle
-	# ones (mock_cpu_run), so the guest's CPU is 50% busy in every run
+	# /proc/stat: time passes only when the guest sleeps; each sleep is
+	# 100 busy ticks (user 50, system 30, softirq 20) and 100 idle ones,
+	# so between job's two samples (one sleep) the CPU is 50% busy.
 	[ "$PROC_STAT" = "$OUT/proc_stat" ] &&
 		echo "cpu  1000 10 500 5000 20 0 30 0 0 0" >"$PROC_STAT"
-	sleep() { :; }
+	sleep() { mock_tick; }
+	mock_tick() {
+		local u n s id io irq si rest
+		[ "$PROC_STAT" = "$OUT/proc_stat" ] || return 0
+		read -r _ u n s id io irq si rest <"$PROC_STAT"
+		echo "cpu  $((u + 50)) $n $((s + 30)) $((id + 100)) $io $irq $((si + 20)) $rest" \
+			>"$PROC_STAT"
+	}
 	modprobe() { :; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
 	nvmet_setup() { echo "nvmet_setup $*" >>"$EV"; }
@@ -167,19 +175,6 @@ mock_functions() {
 		done
 		return 0
 	}
-	# mock_cpu_run NAME: what a steady run does to /proc/stat, after
-	# job's first sample (fio runs in the background meanwhile).
-	mock_cpu_run() {
-		local c=$OUT/cpu-$INIT-$ROUND-$1.txt i u n s id io irq si rest
-		[ -e "$PROC_STAT" ] || return 0
-		for ((i = 0; i < 500; i++)); do
-			[ -s "$c" ] && break
-			command sleep 0.01
-		done
-		read -r _ u n s id io irq si rest <"$PROC_STAT"
-		echo "cpu  $((u + 100)) $n $((s + 60)) $((id + 200)) $io $irq $((si + 40)) $rest" \
-			>"$PROC_STAT"
-	}
 	topo_cut() { echo "cut $1" >>"$EV"; set_links connecting; }
 	topo_restore() { echo "restore $1" >>"$EV"; set_links live; }
 	fio() {
@@ -192,7 +187,6 @@ mock_functions() {
 			esac
 		done
 		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
-		[ -n "$lat" ] || mock_cpu_run "$name"
 		printf '{"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
@@ -259,6 +253,7 @@ check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
 # CPU per I/O: every steady run (78 - 12 stall runs), from two samples
+# one (mock) sleep apart, inside the run
 check "full: steady runs have CPU figures (50% busy)" \
 	test "$(lines full '"cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 66
 check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
