@@ -64,6 +64,7 @@ FLIP_WIN_MS=800		# as STALL_WIN_MS, for each flip
 TRACE=${NVFAB_BENCH_TRACE:-1}
 TRACEFS=${NVFAB_BENCH_TRACEFS:-/sys/kernel/tracing}
 MP_QD=16		# sym and asym
+CPU_EVERY=${NVFAB_BENCH_CPU_EVERY:-0.25}	# seconds between /proc/stat samples
 QD32_JOBS=4		# fio jobs of qd32-jobs (4 x QD8); the guest has 2 vCPUs
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
@@ -305,30 +306,36 @@ cpu_sample() {
 	echo "${EPOCHREALTIME/,/.} ${cs[*]}"
 }
 
+# cpu_sampler FILE: a cpu_sample every CPU_EVERY seconds until killed
+# (read -t on a pipe that never has data waits without a fork; a fork
+# costs ~0.1 s in TCG). Stops at once if there is no /proc/stat.
+cpu_sampler() {
+	local fd
+	exec {fd}<> <(:)
+	while cpu_sample >>"$1"; do
+		read -r -t "$CPU_EVERY" -u "$fd" _
+	done
+}
+
 # job NAME FIO-ARGS...: one steady fio run on $DEV, RUNTIME seconds after a
-# second of ramp. The guest's CPU time is sampled from /proc/stat
-# ($OUT/cpu-INIT-ROUND-NAME.txt) when the ramp ends and RUNTIME - 1
-# seconds later, both inside fio's steady run (not its start or exit),
-# and fio2jsonl.py divides the CPU time per second of that window by
-# fio's IOPS (CPU per I/O).
+# second of ramp. Meanwhile the guest's CPU time is sampled from /proc/stat
+# ($OUT/cpu-INIT-ROUND-NAME.txt); fio2jsonl.py takes the samples inside
+# fio's steady run (from its end time and runtime in the JSON) and divides
+# the CPU time per second of that window by fio's IOPS (CPU per I/O).
 job() {
 	local name=$1 f=$OUT/fio-$INIT-$ROUND-$1.json c=$OUT/cpu-$INIT-$ROUND-$1.txt
-	local pid rc=0
+	local spid rc=0
 	shift
 	rm -f "$f" "$c"
+	cpu_sampler "$c" 2>/dev/null &
+	spid=$!
 	timeout -k 10 $((RUNTIME + 120)) \
 		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
 		--time_based --runtime="$RUNTIME" --ramp_time=1 --lat_percentiles=1 \
-		--output-format=json --output="$f" "$@" >/dev/null 2>&1 &
-	pid=$!
-	sleep 1		# fio's ramp_time
-	if cpu_sample >"$c"; then
-		sleep "$((RUNTIME > 1 ? RUNTIME - 1 : 1))"
-		cpu_sample >>"$c"
-	else
-		log "no CPU sample from $PROC_STAT ($name)"
-	fi
-	wait "$pid" || rc=$?
+		--output-format=json --output="$f" "$@" >/dev/null 2>&1 || rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	[ -s "$c" ] || log "no CPU sample from $PROC_STAT ($name)"
 	if [ "$rc" != 0 ]; then
 		log "fio $name failed on $DEV ($INIT, round $ROUND)"
 		return 1

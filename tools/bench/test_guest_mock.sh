@@ -67,18 +67,21 @@ mock_functions() {
 	: >"$TRACEFS/trace"
 	NEXT=0
 	declare -gA TGT_ANA=([1]=optimized [2]=optimized)
-	# /proc/stat: time passes only when the guest sleeps; each sleep is
-	# 100 busy ticks (user 50, system 30, softirq 20) and 100 idle ones,
-	# so between job's two samples (one sleep) the CPU is 50% busy.
 	[ "$PROC_STAT" = "$OUT/proc_stat" ] &&
 		echo "cpu  1000 10 500 5000 20 0 30 0 0 0" >"$PROC_STAT"
-	sleep() { mock_tick; }
-	mock_tick() {
-		local u n s id io irq si rest
-		[ "$PROC_STAT" = "$OUT/proc_stat" ] || return 0
-		read -r _ u n s id io irq si rest <"$PROC_STAT"
-		echo "cpu  $((u + 50)) $n $((s + 30)) $((id + 100)) $io $irq $((si + 20)) $rest" \
-			>"$PROC_STAT"
+	sleep() { :; }
+	# The samples of a run that the mock fio says ended at 1000 s after
+	# 4 s of steady I/O: two inside (100 busy ticks, 100 idle: 50% busy),
+	# one at fio's start and one at its exit, which must not count.
+	# (cpu_sampler itself is tested below, on its own.)
+	cpu_sampler() {
+		[ -r "$PROC_STAT" ] || return 0
+		{
+			echo "990.0 cpu 0 0 0 0 0 0 0 0 0 0"
+			echo "996.6 cpu 1000 10 500 5000 20 0 30 0 0 0"
+			echo "998.6 cpu 1050 10 530 5100 20 0 50 0 0 0"
+			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0"
+		} >>"$1"
 	}
 	modprobe() { :; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
@@ -187,7 +190,7 @@ mock_functions() {
 			esac
 		done
 		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
-		printf '{"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
+		printf '{"timestamp_ms":1000000,"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"runtime":4000,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
 			# what the host traced: I/O on one controller, a path
@@ -252,18 +255,36 @@ check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" =
 check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
-# CPU per I/O: every steady run (78 - 12 stall runs), from two samples
-# one (mock) sleep apart, inside the run
-check "full: steady runs have CPU figures (50% busy)" \
-	test "$(lines full '"cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 66
+# CPU per I/O: every steady run (78 - 12 stall runs), from the two
+# samples inside fio's steady run
+check "full: steady runs have CPU figures (50% busy, 2 samples, 2 s)" \
+	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 66
 check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
-check "full: two /proc/stat samples per steady run" \
-	test "$(cat "$TMP"/full/cpu-*.txt | grep -c ' cpu ')" = 132
+check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 66
 check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
 	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
 check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
+
+# cpu_sampler as the guest runs it: a sample every CPU_EVERY s until
+# killed; none, and at once, without /proc/stat.
+sampler_test() { # PROC_STAT FILE
+	(
+		export OUT=$TMP NVFAB_BENCH_PROC_STAT=$1 NVFAB_BENCH_CPU_EVERY=0.05
+		# shellcheck source-path=SCRIPTDIR source=guest.sh
+		. "$HERE/guest.sh"
+		cpu_sampler "$2" 2>/dev/null &
+		command sleep 0.5
+		kill $! 2>/dev/null
+		wait
+	)
+}
+sampler_test /proc/stat "$TMP/sampler.txt"
+check "cpu_sampler: several samples of /proc/stat in 0.5 s" \
+	test "$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}' "$TMP/sampler.txt")" -ge 3
+sampler_test /nonexistent/stat "$TMP/sampler-none.txt"
+check "cpu_sampler: no /proc/stat, no sample" test ! -s "$TMP/sampler-none.txt"
 
 # 2. Subsets.
 mock_run ana NVFAB_BENCH_SETS=ana

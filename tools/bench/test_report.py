@@ -433,18 +433,32 @@ class CpuTest(unittest.TestCase):
                 with self.assertRaises(ValueError):
                     fio2jsonl.cpu_figures(bad, 2000.0, 100)
 
+    def test_steady_window(self):
+        s = [(t / 4.0, {}) for t in range(0, 41)]      # 0..10 s
+        w = fio2jsonl.steady_window(s, 9.0, 5.0)        # run 4..9 s
+        self.assertEqual((w[0][0], w[-1][0]), (4.5, 8.5))
+        w = fio2jsonl.steady_window(s, 9.0, 1.0)        # margin 0.25
+        self.assertEqual([x[0] for x in w], [8.25, 8.5, 8.75])
+        self.assertEqual(fio2jsonl.steady_window(s, 30.0, 5.0), [])
+
     def test_cli(self):
         with tempfile.TemporaryDirectory() as d:
             fj = os.path.join(d, "f.json")
+            fio = {"timestamp_ms": 20000, "jobs": [{"read": {
+                "iops": 1000.0, "bw": 4000, "runtime": 4000,
+                "lat_ns": {"mean": 1e5, "max": 1e6,
+                           "percentile": {"99.000000": 2e5}}}}]}
             with open(fj, "w") as f:
-                json.dump({"jobs": [{"read": {
-                    "iops": 1000.0, "bw": 4000,
-                    "lat_ns": {"mean": 1e5, "max": 1e6,
-                               "percentile": {"99.000000": 2e5}}}}]}, f)
+                json.dump(fio, f)
             c = os.path.join(d, "cpu.txt")
+            # steady run 16..20 s; the window 16.5..19.5 takes the
+            # samples at 16.5 and 18.5, not fio's start or exit
             with open(c, "w") as f:
                 f.write(self.sample(10, 0, 0, 0, 0, 0, 0, 0))
-                f.write(self.sample(12, 100, 0, 100, 200, 0, 0, 0))
+                f.write(self.sample(16.4, 1, 0, 0, 0, 0, 0, 0))
+                f.write(self.sample(16.5, 5, 0, 5, 10, 0, 0, 0))
+                f.write(self.sample(18.5, 105, 0, 105, 210, 0, 0, 0))
+                f.write(self.sample(19.9, 999, 0, 999, 999, 0, 0, 0))
 
             def run(*extra):
                 return subprocess.run(
@@ -457,19 +471,37 @@ class CpuTest(unittest.TestCase):
             rec = json.loads(r.stdout)
             self.assertEqual(rec["cpu_per_io_us"], 1000.0)  # 1 CPU s/s
             self.assertEqual(rec["cpu_busy_pct"], 50.0)
-            # no CPU file, an empty one, a bad USER_HZ: the line is
-            # written without CPU figures, and stderr says why
+            self.assertEqual(rec["cpu_win_s"], 2.0)
+            self.assertEqual(rec["cpu_samples"], 2)
+            # no CPU file, an empty one, a bad USER_HZ, samples outside
+            # the steady run, a fio JSON without its end time: the line
+            # is written without CPU figures, and stderr says why
             empty = os.path.join(d, "empty.txt")
             open(empty, "w").close()
-            for extra in (["--cpu-stat", os.path.join(d, "none.txt")],
-                          ["--cpu-stat", empty],
-                          ["--cpu-stat", c, "--user-hz", "0"]):
+            late = os.path.join(d, "late.txt")
+            with open(late, "w") as f:
+                f.write(self.sample(10, 0, 0, 0, 0, 0, 0, 0))
+                f.write(self.sample(16.5, 5, 0, 5, 10, 0, 0, 0))
+                f.write(self.sample(19.9, 105, 0, 105, 210, 0, 0, 0))
+            cases = [(["--cpu-stat", os.path.join(d, "none.txt")], None),
+                     (["--cpu-stat", empty], "0 of 0 samples inside"),
+                     (["--cpu-stat", c, "--user-hz", "0"], "--user-hz 0"),
+                     (["--cpu-stat", late], "1 of 3 samples inside")]
+            for extra, why in cases:
                 r = run(*extra)
                 self.assertEqual(r.returncode, 0, r.stderr)
                 rec = json.loads(r.stdout)
                 self.assertEqual(rec["iops"], 1000.0)
                 self.assertNotIn("cpu_per_io_us", rec)
                 self.assertIn("no CPU figures for qd32", r.stderr)
+                if why:
+                    self.assertIn(why, r.stderr)
+            del fio["timestamp_ms"]
+            with open(fj, "w") as f:
+                json.dump(fio, f)
+            r = run("--cpu-stat", c)
+            self.assertNotIn("cpu_per_io_us", json.loads(r.stdout))
+            self.assertIn("no timestamp_ms", r.stderr)
             # without --cpu-stat: no CPU fields, no note
             r = run()
             self.assertNotIn("cpu_per_io_us", json.loads(r.stdout))
