@@ -6,8 +6,10 @@
 # fio jobs, interleaved rounds. Prints the ratio table and writes, under
 # build/bench/<timestamp>/ (linked as build/bench/latest):
 #   table.txt     the table            summary.json  the same, for machines
-#   ratios.png    the ratios as a bar chart, with goals and spread
-#   vm/           the guest's output: bench.jsonl, fio JSON, console.log
+#   ratios.png    the ratios as a bar chart, with goals and spread (only
+#                 the rows with data)
+#   vm/           the guest's output: bench.jsonl, fio JSON, /proc/stat
+#                 samples, console.log
 # A benchmark, not a test: it exits 0 whenever it produced a table (also
 # from a guest that stopped early: the rows it did not reach say "no data").
 #
@@ -91,6 +93,6 @@ echo "bench: summary: $out/summary.json"
 if [ -n "$png" ]; then
 	echo "bench: plot:    $png"
 else
-	echo "bench: plot:    not made (see $out/plot.log)"
+	echo "bench: plot:    not made: $(tail -n1 "$out/plot.log") (see $out/plot.log)"
 fi
 echo "bench: latest:  $BUILD_DIR/bench/latest -> $(basename "$out")"

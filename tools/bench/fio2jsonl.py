@@ -35,6 +35,27 @@ With --trace (an ftrace of the run, see trace_flip.py): path_err_ms,
 log_ms, switch_ms and react_ms (medians over the events), switches_ms
 and n_trace_events.
 
+With --cpu-stat (lines "EPOCH-SECONDS cpu USER NICE SYSTEM IDLE IOWAIT
+IRQ SOFTIRQ STEAL ...": the all-CPU line of the guest's /proc/stat,
+sampled by guest.sh every 0.25 s while fio ran; ticks of --user-hz,
+default 100) the guest's CPU time over the part of fio's steady run that
+the samples cover: fio's JSON gives the run's end (timestamp_ms, when
+fio wrote it) and its steady length (read runtime, without the ramp);
+the window runs from the first sample at least CPU_MARGIN_S after the
+steady run's start to the last one at least CPU_MARGIN_S before its end,
+so that neither fio's start nor its exit counts:
+  cpu_us         busy CPU time, all CPUs: user+nice+system+irq+softirq
+                 (guest time is part of user), in microseconds
+  cpu_win_s      the window's length in seconds (cpu_samples: samples
+                 in it)
+  cpu_busy_pct   busy share of all CPUs' time in the window (idle, iowait
+                 and steal are not busy)
+  cpu_per_io_us  CPU microseconds per completed I/O: the busy CPU time per
+                 second of the window divided by fio's IOPS (its completed
+                 I/Os per second of the steady run)
+A missing or unusable file, or fewer than 2 samples in the window,
+leaves these out (with a note on stderr); the line is still written.
+
 Writes nothing and exits 1 when the fio output is missing or not JSON.
 """
 import argparse
@@ -124,6 +145,67 @@ def windows(samples, events, window_ms):
     return res
 
 
+# /proc/stat "cpu" fields after the name, and the ones that count as busy.
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq",
+              "steal")
+BUSY = ("user", "nice", "system", "irq", "softirq")
+
+
+def read_cpu_stat(path):
+    """[(epoch s, {field: ticks})] from cpu_sample lines; bad lines skipped."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 2 + len(CPU_FIELDS) or parts[1] != "cpu":
+                continue
+            try:
+                t = float(parts[0])
+                vals = [int(v) for v in parts[2:2 + len(CPU_FIELDS)]]
+            except ValueError:
+                continue
+            out.append((t, dict(zip(CPU_FIELDS, vals))))
+    return out
+
+
+CPU_MARGIN_S = 0.5
+
+
+def steady_window(samples, end_s, runtime_s, margin=CPU_MARGIN_S):
+    """The samples inside fio's steady run (end_s - runtime_s .. end_s),
+    margin seconds in from both ends (less for a short run)."""
+    margin = min(margin, runtime_s / 4.0)
+    lo, hi = end_s - runtime_s + margin, end_s - margin
+    return [x for x in samples if lo <= x[0] <= hi]
+
+
+def cpu_figures(samples, iops, user_hz):
+    """CPU time between the first and the last sample, and per I/O."""
+    if len(samples) < 2:
+        raise ValueError("%d usable sample(s), need 2" % len(samples))
+    (t0, a), (t1, b) = samples[0], samples[-1]
+    win = t1 - t0
+    if win <= 0:
+        raise ValueError("window of %.3f s" % win)
+    d = {k: b[k] - a[k] for k in CPU_FIELDS}
+    if any(v < 0 for v in d.values()):
+        raise ValueError("counters went backwards")
+    busy = sum(d[k] for k in BUSY)
+    total = busy + d["idle"] + d["iowait"] + d["steal"]
+    cpu_us = busy * 1e6 / user_hz
+    res = {"cpu_us": round(cpu_us, 1), "cpu_win_s": round(win, 3),
+           "cpu_samples": len(samples),
+           "cpu_busy_pct": round(100.0 * busy / total, 1) if total else None,
+           "cpu_per_io_us": None}
+    if num(iops) and iops > 0:
+        res["cpu_per_io_us"] = round(cpu_us / win / iops, 3)
+    return res
+
+
+def num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def ns_to(v, div):
     return None if v is None else round(v / div, 3)
 
@@ -148,6 +230,10 @@ def main(argv=None):
                     help="epoch ms of the event, or of several: T1,T2,...")
     ap.add_argument("--window-ms", type=int, default=3000)
     ap.add_argument("--trace", help="ftrace of the run (trace_flip.py)")
+    ap.add_argument("--cpu-stat",
+                    help="/proc/stat cpu samples of the run (cpu_sample)")
+    ap.add_argument("--user-hz", type=int, default=100,
+                    help="ticks per second of /proc/stat (getconf CLK_TCK)")
     ap.add_argument("fio_json")
     a = ap.parse_args(argv)
 
@@ -194,6 +280,23 @@ def main(argv=None):
                 trace_flip.load(a.trace))))
         except (OSError, EOFError) as e:
             print("fio2jsonl: %s" % e, file=sys.stderr)
+    if a.cpu_stat:
+        try:
+            if a.user_hz <= 0:
+                raise ValueError("--user-hz %d" % a.user_hz)
+            samples = read_cpu_stat(a.cpu_stat)
+            end, runtime = fio.get("timestamp_ms"), rd.get("runtime")
+            if not num(end) or not num(runtime) or runtime <= 0:
+                raise ValueError("no timestamp_ms or read runtime in %s" %
+                                 a.fio_json)
+            inside = steady_window(samples, end / 1e3, runtime / 1e3)
+            if len(inside) < 2:
+                raise ValueError("%d of %d samples inside fio's steady run"
+                                 % (len(inside), len(samples)))
+            rec.update(cpu_figures(inside, rec["iops"], a.user_hz))
+        except (OSError, ValueError) as e:
+            print("fio2jsonl: no CPU figures for %s: %s: %s" %
+                  (a.job, a.cpu_stat, e), file=sys.stderr)
     print(json.dumps(rec))
     return 0
 

@@ -10,7 +10,9 @@
 # ratios.
 #
 # Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"):
-#   single  one controller on path 1: 4k randread QD1 and QD32, 128k seq read
+#   single  one controller on path 1: 4k randread QD1 and QD32, QD32 as
+#           $QD32_JOBS fio jobs of QD8 (more jobs than vCPUs), 128k seq read;
+#           every steady job also measures the guest's CPU per I/O
 #   mpath   the five below
 #   sym     no delay, QD16 IOPS: round-robin on 1 path (before path 2 is
 #           connected) and on 2 paths
@@ -35,8 +37,9 @@
 #   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none).
-# Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV and
-# NVFAB_BENCH_ETC replace /sys, /dev and /etc/nvme; sourcing this file
+# Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV,
+# NVFAB_BENCH_ETC and NVFAB_BENCH_PROC_STAT replace /sys, /dev, /etc/nvme
+# and /proc/stat; sourcing this file
 # only defines the functions, running it calls main.
 #
 # A benchmark, not a test: a failed job or connect is logged and skipped;
@@ -61,6 +64,8 @@ FLIP_WIN_MS=800		# as STALL_WIN_MS, for each flip
 TRACE=${NVFAB_BENCH_TRACE:-1}
 TRACEFS=${NVFAB_BENCH_TRACEFS:-/sys/kernel/tracing}
 MP_QD=16		# sym and asym
+CPU_EVERY=${NVFAB_BENCH_CPU_EVERY:-0.25}	# seconds between /proc/stat samples
+QD32_JOBS=4		# fio jobs of qd32-jobs (4 x QD8); the guest has 2 vCPUs
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
 RECONNECT_DELAY=1
@@ -71,6 +76,8 @@ ASYM_NVFAB=(numa round-robin queue-depth service-time)
 ASYM_KERNEL=(numa round-robin queue-depth)
 
 SYS=${NVFAB_BENCH_SYS:-/sys}
+PROC_STAT=${NVFAB_BENCH_PROC_STAT:-/proc/stat}
+USER_HZ=100		# /proc/stat's tick; main() asks getconf
 DEVD=${NVFAB_BENCH_DEV:-/dev}
 ETC=${NVFAB_BENCH_ETC:-/etc/nvme}
 RESULTS=$OUT/bench.jsonl
@@ -289,18 +296,51 @@ record() {
 		>>"$RESULTS" || log "no result for $name ($INIT, round $ROUND)"
 }
 
+# cpu_sample: one line "EPOCHREALTIME cpu USER NICE SYSTEM IDLE IOWAIT IRQ
+# SOFTIRQ STEAL ..." (the all-CPU line of /proc/stat, in USER_HZ ticks);
+# builtins only, no fork.
+cpu_sample() {
+	local -a cs
+	read -r -a cs <"$PROC_STAT" || return 1
+	[ "${cs[0]}" = cpu ] || return 1
+	echo "${EPOCHREALTIME/,/.} ${cs[*]}"
+}
+
+# cpu_sampler FILE: a cpu_sample every CPU_EVERY seconds until killed
+# (read -t on a pipe that never has data waits without a fork; a fork
+# costs ~0.1 s in TCG). Stops at once if there is no /proc/stat.
+cpu_sampler() {
+	local fd
+	exec {fd}<> <(:)
+	while cpu_sample >>"$1"; do
+		read -r -t "$CPU_EVERY" -u "$fd" _
+	done
+}
+
 # job NAME FIO-ARGS...: one steady fio run on $DEV, RUNTIME seconds after a
-# second of ramp.
+# second of ramp. Meanwhile the guest's CPU time is sampled from /proc/stat
+# ($OUT/cpu-INIT-ROUND-NAME.txt); fio2jsonl.py takes the samples inside
+# fio's steady run (from its end time and runtime in the JSON) and divides
+# the CPU time per second of that window by fio's IOPS (CPU per I/O).
 job() {
-	local name=$1 f=$OUT/fio-$INIT-$ROUND-$1.json
+	local name=$1 f=$OUT/fio-$INIT-$ROUND-$1.json c=$OUT/cpu-$INIT-$ROUND-$1.txt
+	local spid rc=0
 	shift
-	rm -f "$f"
+	rm -f "$f" "$c"
+	cpu_sampler "$c" 2>/dev/null &
+	spid=$!
 	timeout -k 10 $((RUNTIME + 120)) \
 		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
 		--time_based --runtime="$RUNTIME" --ramp_time=1 --lat_percentiles=1 \
-		--output-format=json --output="$f" "$@" >/dev/null 2>&1 ||
-		{ log "fio $name failed on $DEV ($INIT, round $ROUND)"; return 1; }
-	record "$name" "$f"
+		--output-format=json --output="$f" "$@" >/dev/null 2>&1 || rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	[ -s "$c" ] || log "no CPU sample from $PROC_STAT ($name)"
+	if [ "$rc" != 0 ]; then
+		log "fio $name failed on $DEV ($INIT, round $ROUND)"
+		return 1
+	fi
+	record "$name" "$f" --cpu-stat "$c" --user-hz "$USER_HZ"
 }
 
 # now_ms: epoch milliseconds without a fork (a fork costs ~0.1 s in TCG).
@@ -422,6 +462,9 @@ block_single() {
 	fi
 	job qd1 --rw=randread --bs=4k --iodepth=1
 	job qd32 --rw=randread --bs=4k --iodepth=32
+	# QD32 again, as more fio jobs than the guest has CPUs
+	job qd32-jobs --rw=randread --bs=4k --iodepth=$((32 / QD32_JOBS)) \
+		--numjobs="$QD32_JOBS" --group_reporting
 	job seq128k --rw=read --bs=128k --iodepth=8
 	disconnect
 }
@@ -534,6 +577,8 @@ main() {
 		log "target setup failed"
 		return 1
 	fi
+	USER_HZ=$(getconf CLK_TCK 2>/dev/null) || USER_HZ=100
+	[[ $USER_HZ =~ ^[1-9][0-9]*$ ]] || USER_HZ=100
 	modprobe nvfab-tcp || { log "modprobe nvfab-tcp failed"; return 1; }
 	modprobe nvme-tcp || { log "modprobe nvme-tcp failed"; return 1; }
 	# Loaded on demand by "echo service-time >iopolicy" too; early here so

@@ -7,14 +7,26 @@
 One horizontal bar per row, from parity (1.0) to the median ratio A/B on
 a log axis, with the spread over rounds (min..max) as an error bar and the
 row's goal as a blue dashed tick. Green: goal met, red: not met, grey:
-informational; rows without data are labelled "no data". Needs matplotlib
+informational. Rows without data (sets that did not run, figures an older
+bench.jsonl lacks) are left out; the title says how many. Needs matplotlib
 (Debian: python3-matplotlib, for /usr/bin/python3); exits non-zero when
-it cannot draw, and bench.sh then only warns.
+it cannot draw (also when no row has data), and bench.sh then only warns.
 """
 import json
 import sys
 
 COLOURS = {"met": "#2e8b57", "NOT met": "#c0392b", "info": "#8c8c8c"}
+
+
+def has_data(r):
+    ratio = r.get("ratio")
+    return (r.get("status") != "no data" and isinstance(ratio, (int, float))
+            and ratio > 0)
+
+
+def drawn_rows(summary):
+    """The rows the chart shows: those with a ratio, in table order."""
+    return [r for r in summary.get("rows", []) if has_data(r)]
 
 
 def main(argv=None):
@@ -24,10 +36,13 @@ def main(argv=None):
         return 2
     with open(argv[0]) as f:
         summary = json.load(f)
-    rows = summary.get("rows", [])
+    all_rows = summary.get("rows", [])
+    rows = drawn_rows(summary)
     if not rows:
-        print("plot: no rows in %s" % argv[0], file=sys.stderr)
+        print("plot: no row of %s has data (%d rows, all 'no data'); no "
+              "chart" % (argv[0], len(all_rows)), file=sys.stderr)
         return 1
+    left_out = len(all_rows) - len(rows)
 
     import matplotlib
     matplotlib.use("Agg")
@@ -45,11 +60,7 @@ def main(argv=None):
     for i, r in enumerate(rows):
         y = n - 1 - i
         labels.append((y, r["title"]))
-        ratio = r.get("ratio")
-        if not isinstance(ratio, (int, float)) or ratio <= 0:
-            ax.text(1.0, y, "  no data", va="center", ha="left",
-                    fontsize=8, color="#555555", style="italic")
-            continue
+        ratio = r["ratio"]
         colour = COLOURS.get(r.get("status"), "#8c8c8c")
         ax.barh(y, ratio - 1.0, left=1.0, height=0.6, color=colour,
                 alpha=0.85)
@@ -66,6 +77,8 @@ def main(argv=None):
         text = "%.2f" % ratio
         if r.get("status") in ("met", "NOT met"):
             text += " " + r["status"]
+        elif r.get("better") in ("lower", "higher"):
+            text += " (info, %s is better)" % r["better"]
         right = max(x for x in (ratio, rmax, goal, 1.0)
                     if isinstance(x, (int, float)))
         ax.text(right * 1.04, y, text, va="center", fontsize=7)
@@ -86,10 +99,9 @@ def main(argv=None):
     rounds = summary.get("rounds") or []
     g = summary.get("goals", {})
     ax.set_title("nvfab vs in-kernel NVMe/TCP: %d round(s); goals %d met, "
-                 "%d NOT met, %d no data" % (len(rounds), g.get("met", 0),
-                                             g.get("not_met", 0),
-                                             g.get("no_data", 0)),
-                 fontsize=9)
+                 "%d NOT met; %d row(s) without data not shown" % (
+                     len(rounds), g.get("met", 0), g.get("not_met", 0),
+                     left_out), fontsize=9)
     ax.grid(axis="x", color="#dddddd", linewidth=0.5)
     fig.tight_layout()
     fig.savefig(argv[1], dpi=110)

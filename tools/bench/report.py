@@ -9,9 +9,12 @@ initiator and a job name, see ROWS). Per round the ratio A/B is taken;
 the table shows the median of A, of B and of the ratio, and the spread of
 the ratio (min..max) over the rounds that have both sides. A row with a
 goal says whether the median ratio meets it ("met" / "NOT met"): lower
-is better for latencies and stalls (ratio <= goal), higher for IOPS and
-bandwidth (ratio >= goal). Rows without a goal are informational. Rows
-with no usable round print "no data".
+is better for latencies, stalls and CPU per I/O (ratio <= goal), higher
+for IOPS and bandwidth (ratio >= goal). Rows without a goal are
+informational. Rows with no usable round print "no data", with the reason
+when the jobs ran but lack the row's figure (CPU per I/O in a bench.jsonl
+from before the guest measured it). CPU per I/O rows also show the
+median share of the guest's CPUs that was busy on each side.
 
 With --out DIR the table is also written to DIR/table.txt and a
 machine-readable summary to DIR/summary.json (plot.py draws it).
@@ -37,8 +40,17 @@ def row(rid, group, title, metric, unit, a, b, better, goal=None,
             "notes": notes}
 
 
+def cpu_row(rid, group, what, job, goal):
+    """CPU per I/O of one single-path job: the guest's busy CPU time
+    (/proc/stat, all CPUs) per completed I/O, in microseconds."""
+    return row(rid, group, "%s CPU per I/O (us), nvfab / in-kernel" % what,
+               "cpu_per_io_us", "CPU us/I/O", (NVFAB, job), (KERNEL, job),
+               "lower", goal, notes="cpu")
+
+
 def single_rows():
-    g = "single path: 1 controller, QD1/QD32 4 KiB randread, 128 KiB seq read"
+    g = ("single path: 1 controller, QD1/QD32 4 KiB randread, 128 KiB seq "
+         "read; guest CPU time (all CPUs) per I/O")
     return [
         row("qd1-mean", g, "QD1 mean latency, nvfab / in-kernel",
             "lat_mean_us", "us", (NVFAB, "qd1"), (KERNEL, "qd1"),
@@ -46,11 +58,18 @@ def single_rows():
         row("qd1-p99", g, "QD1 p99 latency, nvfab / in-kernel",
             "lat_p99_us", "us", (NVFAB, "qd1"), (KERNEL, "qd1"),
             "lower", 1.0),
+        cpu_row("qd1-cpu", g, "QD1", "qd1", 1.0),
         row("qd32-iops", g, "QD32 IOPS, nvfab / in-kernel", "iops",
             "IOPS", (NVFAB, "qd32"), (KERNEL, "qd32"), "higher", 1.0),
+        cpu_row("qd32-cpu", g, "QD32", "qd32", 0.9),
+        row("qd32j-iops", g, "QD32 as 4 jobs x QD8 IOPS, nvfab / in-kernel",
+            "iops", "IOPS", (NVFAB, "qd32-jobs"), (KERNEL, "qd32-jobs"),
+            "higher"),
+        cpu_row("qd32j-cpu", g, "QD32 as 4 jobs x QD8", "qd32-jobs", None),
         row("seq128k-bw", g, "128 KiB seq bandwidth, nvfab / in-kernel",
             "bw_kib", "KiB/s", (NVFAB, "seq128k"), (KERNEL, "seq128k"),
             "higher", 1.0),
+        cpu_row("seq128k-cpu", g, "128 KiB seq", "seq128k", 1.0),
     ]
 
 
@@ -187,13 +206,23 @@ def num(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+# Why a row whose jobs ran has no data, when the runs lack its metric.
+MISSING = {
+    "cpu_per_io_us": "runs without CPU figures: an older bench.jsonl, "
+                     "or no /proc/stat sample (guest log)",
+}
+
+
 def evaluate(r, by, rounds):
     ratios, av, bv, err_a, err_b, used = [], [], [], 0, 0, []
+    busy_a, busy_b = [], []
+    paired = 0      # rounds with both jobs, whether or not they have metric
     for rnd in rounds:
         a = by.get((r["a"][0], rnd, r["a"][1]))
         b = by.get((r["b"][0], rnd, r["b"][1]))
         if not a or not b:
             continue
+        paired += 1
         x, y = a.get(r["metric"]), b.get(r["metric"])
         if not num(x) or not num(y) or y <= 0:
             continue
@@ -203,6 +232,9 @@ def evaluate(r, by, rounds):
         used.append(rnd)
         err_a += a.get("errors") or 0
         err_b += b.get("errors") or 0
+        if num(a.get("cpu_busy_pct")) and num(b.get("cpu_busy_pct")):
+            busy_a.append(a["cpu_busy_pct"])
+            busy_b.append(b["cpu_busy_pct"])
     res = dict(r)
     res["a"] = {"init": r["a"][0], "job": r["a"][1]}
     res["b"] = {"init": r["b"][0], "job": r["b"][1]}
@@ -211,6 +243,9 @@ def evaluate(r, by, rounds):
     if not ratios:
         res.update(status="no data", ratio=None, min=None, max=None,
                    a_median=None, b_median=None)
+        if paired:
+            res["why"] = MISSING.get(
+                r["metric"], "runs without %s" % r["metric"])
         return res
     med = statistics.median(ratios)
     res.update(ratio=med, min=min(ratios), max=max(ratios),
@@ -223,6 +258,9 @@ def evaluate(r, by, rounds):
         res["status"] = "met" if ok else "NOT met"
     if r["notes"] == "errors":
         res["errors"] = {"a": err_a, "b": err_b}
+    if r["notes"] == "cpu" and busy_a:
+        res["cpu_busy_pct"] = {"a": statistics.median(busy_a),
+                               "b": statistics.median(busy_b)}
     return res
 
 
@@ -257,7 +295,8 @@ def table(results, rounds, source):
             group = res["group"]
             out.append("[%s]" % group)
         if res["status"] == "no data":
-            out.append("%-*s %s" % (w, res["title"], "no data"))
+            why = " (%s)" % res["why"] if res.get("why") else ""
+            out.append("%-*s no data%s" % (w, res["title"], why))
             continue
         line = "%-*s %9s %9s %7.2f %6.2f..%-5.2f %2d  %s" % (
             w, res["title"], fmt_val(res["a_median"]),
@@ -266,6 +305,9 @@ def table(results, rounds, source):
         if "errors" in res:
             line += "  I/O errors A/B: %d/%d" % (res["errors"]["a"],
                                                   res["errors"]["b"])
+        if "cpu_busy_pct" in res:
+            line += "  CPU busy A/B: %.0f%%/%.0f%%" % (
+                res["cpu_busy_pct"]["a"], res["cpu_busy_pct"]["b"])
         out.append(line)
     met = sum(r["status"] == "met" for r in results)
     miss = sum(r["status"] == "NOT met" for r in results)
@@ -274,7 +316,8 @@ def table(results, rounds, source):
     out.append("goals: %d met, %d NOT met; %d rows without data" %
                (met, miss, nodata))
     out.append("rounds: %s (A/B interleaved, order alternating); A and B "
-               "columns: medians in the row's unit (us, IOPS, KiB/s, ms)" %
+               "columns: medians in the row's unit (us, IOPS, KiB/s, ms; "
+               "CPU per I/O: us of guest CPU time per I/O)" %
                (len(rounds) or "none"))
     return "\n".join(out)
 

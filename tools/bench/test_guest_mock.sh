@@ -48,6 +48,7 @@ mock_run() {
 		export NVFAB_BENCH_DEV=$TMP/$name/dev NVFAB_BENCH_ETC=$TMP/$name/etc
 		export NVFAB_BENCH_ROUNDS=2 NVFAB_BENCH_RUNTIME=1
 		export NVFAB_BENCH_TRACEFS=$TMP/$name/tracefs
+		export NVFAB_BENCH_PROC_STAT=$TMP/$name/proc_stat
 		local kv
 		for kv in "$@"; do
 			export "${kv?}"
@@ -66,7 +67,22 @@ mock_functions() {
 	: >"$TRACEFS/trace"
 	NEXT=0
 	declare -gA TGT_ANA=([1]=optimized [2]=optimized)
+	[ "$PROC_STAT" = "$OUT/proc_stat" ] &&
+		echo "cpu  1000 10 500 5000 20 0 30 0 0 0" >"$PROC_STAT"
 	sleep() { :; }
+	# The samples of a run that the mock fio says ended at 1000 s after
+	# 4 s of steady I/O: two inside (100 busy ticks, 100 idle: 50% busy),
+	# one at fio's start and one at its exit, which must not count.
+	# (cpu_sampler itself is tested below, on its own.)
+	cpu_sampler() {
+		[ -r "$PROC_STAT" ] || return 0
+		{
+			echo "990.0 cpu 0 0 0 0 0 0 0 0 0 0"
+			echo "996.6 cpu 1000 10 500 5000 20 0 30 0 0 0"
+			echo "998.6 cpu 1050 10 530 5100 20 0 50 0 0 0"
+			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0"
+		} >>"$1"
+	}
 	modprobe() { :; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
 	nvmet_setup() { echo "nvmet_setup $*" >>"$EV"; }
@@ -174,7 +190,7 @@ mock_functions() {
 			esac
 		done
 		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
-		printf '{"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
+		printf '{"timestamp_ms":1000000,"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"runtime":4000,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
 			# what the host traced: I/O on one controller, a path
@@ -202,9 +218,9 @@ events() { grep -c "$2" "$TMP/$1/events"; }
 # 1. Everything, 2 rounds.
 mock_run full
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round: nvfab 3 + 2 + 2x4 + 4 + 2 + 1 = 20,
-# in-kernel 3 + 2 + 2x3 + 3 + 2 + 1 = 17
-check "full: 74 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 74
+# per round: nvfab 4 + 2 + 2x4 + 4 + 2 + 1 = 21,
+# in-kernel 4 + 2 + 2x3 + 3 + 2 + 1 = 18
+check "full: 78 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 78
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
@@ -239,16 +255,54 @@ check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" =
 check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
+# CPU per I/O: every steady run (78 - 12 stall runs), from the two
+# samples inside fio's steady run
+check "full: steady runs have CPU figures (50% busy, 2 samples, 2 s)" \
+	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 66
+check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
+check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 66
+check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
+	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
 check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
+
+# cpu_sampler as the guest runs it: a sample every CPU_EVERY s until
+# killed; none, and at once, without /proc/stat.
+sampler_test() { # PROC_STAT FILE
+	(
+		export OUT=$TMP NVFAB_BENCH_PROC_STAT=$1 NVFAB_BENCH_CPU_EVERY=0.05
+		# shellcheck source-path=SCRIPTDIR source=guest.sh
+		. "$HERE/guest.sh"
+		cpu_sampler "$2" 2>/dev/null &
+		command sleep 0.5
+		kill $! 2>/dev/null
+		wait
+	)
+}
+sampler_test /proc/stat "$TMP/sampler.txt"
+check "cpu_sampler: several samples of /proc/stat in 0.5 s" \
+	test "$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}' "$TMP/sampler.txt")" -ge 3
+sampler_test /nonexistent/stat "$TMP/sampler-none.txt"
+check "cpu_sampler: no /proc/stat, no sample" test ! -s "$TMP/sampler-none.txt"
 
 # 2. Subsets.
 mock_run ana NVFAB_BENCH_SETS=ana
 check "sets=ana: only ana jobs (8)" test "$(wc -l <"$TMP/ana/bench.jsonl")" = 8 -a "$(lines ana '"job": "ana-')" = 8
 mock_run single NVFAB_BENCH_SETS=single NVFAB_BENCH_ROUNDS=1
-check "sets=single, 1 round: 6 jobs" test "$(wc -l <"$TMP/single/bench.jsonl")" = 6
+check "sets=single, 1 round: 8 jobs" test "$(wc -l <"$TMP/single/bench.jsonl")" = 8
 check "sets=single: no second path" test "$(events single 'connect 2')" = 0
+python3 "$HERE/report.py" "$TMP/single/bench.jsonl" --out "$TMP/single" >"$TMP/single/report.txt" 2>&1
+check "sets=single: 4 CPU per I/O rows, all with data" \
+	test "$(grep -c 'CPU per I/O (us).*CPU busy A/B: 50%/50%' "$TMP/single/report.txt")" = 4
+mock_run nocpu NVFAB_BENCH_SETS=single NVFAB_BENCH_ROUNDS=1 \
+	NVFAB_BENCH_PROC_STAT=/nonexistent/stat
+check "no /proc/stat: the runs are still recorded (8)" \
+	test "$(wc -l <"$TMP/nocpu/bench.jsonl")" = 8 -a "$(lines nocpu cpu_us)" = 0
+check "no /proc/stat: logged" grep -q 'no CPU sample from /nonexistent/stat (qd1)' "$TMP/nocpu/guest.log"
+python3 "$HERE/report.py" "$TMP/nocpu/bench.jsonl" >"$TMP/nocpu/report.txt" 2>&1
+check "no /proc/stat: CPU rows say why they have no data" \
+	test "$(grep -c 'CPU per I/O (us).*no data (runs without CPU figures' "$TMP/nocpu/report.txt")" = 4
 mock_run symcut "NVFAB_BENCH_SETS=sym cut" "NVFAB_BENCH_DELAYS=5"
 check "sets='sym cut': sym1, sym2, cut per host and round (12)" test "$(wc -l <"$TMP/symcut/bench.jsonl")" = 12
 mock_run asym5 NVFAB_BENCH_SETS=asym NVFAB_BENCH_DELAYS=5 NVFAB_BENCH_ROUNDS=1
@@ -258,7 +312,7 @@ check "sets=bogus: nothing run, exit non-zero" grep -q 'nothing to run' "$TMP/bo
 
 # 3. nvfab cannot connect: the in-kernel results are still there.
 mock_run nvfabfail MOCK_NVFAB_FAIL=1
-check "nvfab connect fails: in-kernel results kept (34)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 34
+check "nvfab connect fails: in-kernel results kept (36)" test "$(wc -l <"$TMP/nvfabfail/bench.jsonl")" = 36
 check "nvfab connect fails: logged" grep -q 'connect nvfab (mpath, path 1) failed' "$TMP/nvfabfail/guest.log"
 python3 "$HERE/report.py" "$TMP/nvfabfail/bench.jsonl" >"$TMP/nvfabfail/report.txt" 2>&1
 check "nvfab connect fails: report still prints, rows say no data" \

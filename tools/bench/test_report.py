@@ -21,8 +21,9 @@ import trace_flip  # noqa: E402
 NV, K = "nvfab", "kernel"
 
 
-def synthetic(rounds=3, drop=()):
-    """bench.jsonl lines for every job the guest runs; jobs in drop left out."""
+def synthetic(rounds=3, drop=(), cpu=True):
+    """bench.jsonl lines for every job the guest runs; jobs in drop left out;
+    cpu=False: without the CPU figures (a bench.jsonl from before them)."""
     lines = []
 
     def add(init, rnd, job, **kv):
@@ -32,14 +33,24 @@ def synthetic(rounds=3, drop=()):
         rec.update(kv)
         lines.append(rec)
 
+    def c(us, busy):
+        if not cpu:
+            return {}
+        return {"cpu_per_io_us": us, "cpu_busy_pct": busy,
+                "cpu_us": 1e6, "cpu_win_s": 4.0}
+
     for rnd in range(1, rounds + 1):
         f = 1 + 0.05 * (rnd - 2)     # some spread between rounds
-        add(NV, rnd, "qd1", lat_mean_us=90 * f, lat_p99_us=200 * f, iops=11000)
-        add(K, rnd, "qd1", lat_mean_us=100, lat_p99_us=180, iops=10000)
-        add(NV, rnd, "qd32", iops=40000 * f)
-        add(K, rnd, "qd32", iops=38000)
-        add(NV, rnd, "seq128k", bw_kib=900000 * f)
-        add(K, rnd, "seq128k", bw_kib=1000000)
+        add(NV, rnd, "qd1", lat_mean_us=90 * f, lat_p99_us=200 * f,
+            iops=11000, **c(30 * f, 40.0))
+        add(K, rnd, "qd1", lat_mean_us=100, lat_p99_us=180, iops=10000,
+            **c(40, 45.0))
+        add(NV, rnd, "qd32", iops=40000 * f, **c(47 * f, 99.0))
+        add(K, rnd, "qd32", iops=38000, **c(50, 98.0))
+        add(NV, rnd, "qd32-jobs", iops=39000 * f, **c(52 * f, 100.0))
+        add(K, rnd, "qd32-jobs", iops=39000, **c(50, 100.0))
+        add(NV, rnd, "seq128k", bw_kib=900000 * f, **c(300 * f, 97.0))
+        add(K, rnd, "seq128k", bw_kib=1000000, **c(250, 96.0))
         add(NV, rnd, "sym1", iops=30000 * f)
         add(K, rnd, "sym1", iops=30000)
         add(NV, rnd, "sym2", iops=33000 * f)
@@ -110,6 +121,25 @@ class ReportTest(unittest.TestCase):
         self.assertAlmostEqual(rows["qd1-p99"]["min"], 190 / 180)
         self.assertAlmostEqual(rows["qd1-p99"]["max"], 210 / 180)
         self.assertEqual(rows["seq128k-bw"]["status"], "NOT met")  # 0.9
+        # CPU per I/O: lower is better, in us, with the busy share
+        self.assertEqual(rows["qd1-cpu"]["better"], "lower")
+        self.assertEqual(rows["qd1-cpu"]["status"], "met")         # 0.75
+        self.assertAlmostEqual(rows["qd1-cpu"]["ratio"], 0.75)
+        self.assertAlmostEqual(rows["qd1-cpu"]["min"], 28.5 / 40)
+        self.assertAlmostEqual(rows["qd1-cpu"]["a_median"], 30)
+        self.assertEqual(rows["qd1-cpu"]["cpu_busy_pct"],
+                         {"a": 40.0, "b": 45.0})
+        self.assertEqual(rows["qd32-cpu"]["goal"], 0.9)
+        self.assertEqual(rows["qd32-cpu"]["status"], "NOT met")    # 0.94
+        self.assertEqual(rows["seq128k-cpu"]["status"], "NOT met")  # 1.2
+        self.assertEqual(rows["qd32j-cpu"]["status"], "info")
+        self.assertAlmostEqual(rows["qd32j-cpu"]["ratio"], 1.04)
+        self.assertEqual(rows["qd32j-iops"]["status"], "info")
+        self.assertRegex(r.stdout, r"QD1 CPU per I/O \(us\), nvfab / "
+                         r"in-kernel +30\.0 +40\.0 +0\.75 +0\.71\.\.0\.79 +3 "
+                         r" met \(goal <= 1\.00\)  CPU busy A/B: 40%/45%")
+        self.assertIn("NOT met (goal <= 0.90)", r.stdout)
+        self.assertIn("CPU per I/O: us of guest CPU time per I/O", r.stdout)
         self.assertEqual(rows["asym30-st-qd"]["status"], "met")    # 29/15
         self.assertEqual(rows["asym30-st-qd"]["goal"], 1.5)
         self.assertEqual(rows["asym1-st-qd"]["status"], "info")
@@ -135,7 +165,7 @@ class ReportTest(unittest.TestCase):
         j = os.path.join(self.d, "bench.jsonl")
         # No single set, no in-kernel service-time pairing partner, one
         # round without the nvfab cut, a bad line and a truncated one.
-        lines = synthetic(drop=("qd1", "qd32", "seq128k",
+        lines = synthetic(drop=("qd1", "qd32", "qd32-jobs", "seq128k",
                                 (K, "asym30-queue-depth"),
                                 (NV, "cut-round-robin")))
         lines.append({"init": NV, "round": 1, "job": "qd1",
@@ -146,11 +176,43 @@ class ReportTest(unittest.TestCase):
         self.assertIn("not JSON", r.stderr)
         s, rows = rows_by_id(self.d)
         for rid in ("qd1-mean", "qd1-p99", "qd32-iops", "seq128k-bw",
-                    "asym30-st-qd", "asym30-qd", "asym30-ceiling", "cut-rr"):
+                    "qd1-cpu", "qd32-cpu", "qd32j-iops", "qd32j-cpu",
+                    "seq128k-cpu", "asym30-st-qd", "asym30-qd",
+                    "asym30-ceiling", "cut-rr"):
             self.assertEqual(rows[rid]["status"], "no data", rid)
+            # the jobs did not run: no reason beyond "no data"
+            self.assertNotIn("why", rows[rid], rid)
         self.assertEqual(rows["sym-rr"]["status"], "met")
-        self.assertEqual(s["goals"]["no_data"], 8)
-        self.assertEqual(r.stdout.count("no data"), 8)
+        self.assertEqual(s["goals"]["no_data"], 13)
+        self.assertEqual(r.stdout.count("no data"), 13)
+
+    def test_no_cpu_figures(self):
+        """A bench.jsonl from before the CPU figures: those rows say why
+        they have no data; every other row is as before."""
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, synthetic(cpu=False))
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s, rows = rows_by_id(self.d)
+        cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu")
+        for rid in cpu:
+            self.assertEqual(rows[rid]["status"], "no data", rid)
+            self.assertIn("without CPU figures", rows[rid]["why"])
+            self.assertNotIn("cpu_busy_pct", rows[rid])
+        self.assertEqual(s["goals"]["no_data"], len(cpu))
+        self.assertEqual(r.stdout.count(
+            "no data (runs without CPU figures: an older bench.jsonl"), 4)
+        self.assertEqual(rows["qd32-iops"]["status"], "met")
+        # CPU figures in one round only: that round alone counts
+        lines = synthetic(cpu=False)
+        lines = [x for x in lines if x["round"] != 2]
+        lines += [x for x in synthetic() if x["round"] == 2]
+        write(j, lines)
+        r = run_report(j, self.d)
+        s, rows = rows_by_id(self.d)
+        self.assertEqual(rows["qd1-cpu"]["n"], 1)
+        self.assertEqual(rows["qd1-cpu"]["rounds"], [2])
+        self.assertEqual(rows["qd1-mean"]["n"], 3)
 
     def test_partial_rounds(self):
         j = os.path.join(self.d, "bench.jsonl")
@@ -333,12 +395,172 @@ class Fio2JsonlTest(unittest.TestCase):
         self.assertEqual(r.stdout, "")
 
 
+class CpuTest(unittest.TestCase):
+    """CPU per I/O from two /proc/stat samples (guest.sh's cpu_sample)."""
+
+    @staticmethod
+    def sample(t, user, nice, system, idle, iowait, irq, softirq, steal=0):
+        return "%.6f cpu %d %d %d %d %d %d %d %d 0 0\n" % (
+            t, user, nice, system, idle, iowait, irq, softirq, steal)
+
+    def test_figures(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = os.path.join(d, "cpu.txt")
+            # 4 s, 2 CPUs = 800 ticks: busy 100+10+200+20+70 = 400
+            with open(c, "w") as f:
+                f.write(self.sample(1000.5, 1000, 50, 2000, 9000, 30, 5, 400,
+                                    7))
+                f.write("garbage\n1001 cpu0 1 2 3 4 5 6 7 8\n")
+                f.write(self.sample(1004.5, 1100, 60, 2200, 9390, 40, 25,
+                                    470, 7))
+            s = fio2jsonl.read_cpu_stat(c)
+            self.assertEqual(len(s), 2)
+            res = fio2jsonl.cpu_figures(s, 2000.0, 100)
+            self.assertEqual(res["cpu_us"], 4e6)
+            self.assertEqual(res["cpu_win_s"], 4.0)
+            self.assertEqual(res["cpu_busy_pct"], 50.0)     # 400 / 800
+            # 1e6 us of CPU per second, 2000 I/Os per second
+            self.assertEqual(res["cpu_per_io_us"], 500.0)
+            # USER_HZ 250: a tick is 4 ms
+            self.assertEqual(fio2jsonl.cpu_figures(s, 2000.0, 250)
+                             ["cpu_per_io_us"], 200.0)
+            # no IOPS: CPU time without a per-I/O figure
+            self.assertIsNone(fio2jsonl.cpu_figures(s, None, 100)
+                              ["cpu_per_io_us"])
+            self.assertIsNone(fio2jsonl.cpu_figures(s, 0, 100)
+                              ["cpu_per_io_us"])
+            for bad in ([], s[:1], [s[1], s[0]], [s[0], s[0]]):
+                with self.assertRaises(ValueError):
+                    fio2jsonl.cpu_figures(bad, 2000.0, 100)
+
+    def test_steady_window(self):
+        s = [(t / 4.0, {}) for t in range(0, 41)]      # 0..10 s
+        w = fio2jsonl.steady_window(s, 9.0, 5.0)        # run 4..9 s
+        self.assertEqual((w[0][0], w[-1][0]), (4.5, 8.5))
+        w = fio2jsonl.steady_window(s, 9.0, 1.0)        # margin 0.25
+        self.assertEqual([x[0] for x in w], [8.25, 8.5, 8.75])
+        self.assertEqual(fio2jsonl.steady_window(s, 30.0, 5.0), [])
+
+    def test_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            fj = os.path.join(d, "f.json")
+            fio = {"timestamp_ms": 20000, "jobs": [{"read": {
+                "iops": 1000.0, "bw": 4000, "runtime": 4000,
+                "lat_ns": {"mean": 1e5, "max": 1e6,
+                           "percentile": {"99.000000": 2e5}}}}]}
+            with open(fj, "w") as f:
+                json.dump(fio, f)
+            c = os.path.join(d, "cpu.txt")
+            # steady run 16..20 s; the window 16.5..19.5 takes the
+            # samples at 16.5 and 18.5, not fio's start or exit
+            with open(c, "w") as f:
+                f.write(self.sample(10, 0, 0, 0, 0, 0, 0, 0))
+                f.write(self.sample(16.4, 1, 0, 0, 0, 0, 0, 0))
+                f.write(self.sample(16.5, 5, 0, 5, 10, 0, 0, 0))
+                f.write(self.sample(18.5, 105, 0, 105, 210, 0, 0, 0))
+                f.write(self.sample(19.9, 999, 0, 999, 999, 0, 0, 0))
+
+            def run(*extra):
+                return subprocess.run(
+                    [sys.executable, os.path.join(HERE, "fio2jsonl.py"),
+                     "--init", NV, "--round", "1", "--job", "qd32"] +
+                    list(extra) + [fj], capture_output=True, text=True)
+
+            r = run("--cpu-stat", c, "--user-hz", "100")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            rec = json.loads(r.stdout)
+            self.assertEqual(rec["cpu_per_io_us"], 1000.0)  # 1 CPU s/s
+            self.assertEqual(rec["cpu_busy_pct"], 50.0)
+            self.assertEqual(rec["cpu_win_s"], 2.0)
+            self.assertEqual(rec["cpu_samples"], 2)
+            # no CPU file, an empty one, a bad USER_HZ, samples outside
+            # the steady run, a fio JSON without its end time: the line
+            # is written without CPU figures, and stderr says why
+            empty = os.path.join(d, "empty.txt")
+            open(empty, "w").close()
+            late = os.path.join(d, "late.txt")
+            with open(late, "w") as f:
+                f.write(self.sample(10, 0, 0, 0, 0, 0, 0, 0))
+                f.write(self.sample(16.5, 5, 0, 5, 10, 0, 0, 0))
+                f.write(self.sample(19.9, 105, 0, 105, 210, 0, 0, 0))
+            cases = [(["--cpu-stat", os.path.join(d, "none.txt")], None),
+                     (["--cpu-stat", empty], "0 of 0 samples inside"),
+                     (["--cpu-stat", c, "--user-hz", "0"], "--user-hz 0"),
+                     (["--cpu-stat", late], "1 of 3 samples inside")]
+            for extra, why in cases:
+                r = run(*extra)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                rec = json.loads(r.stdout)
+                self.assertEqual(rec["iops"], 1000.0)
+                self.assertNotIn("cpu_per_io_us", rec)
+                self.assertIn("no CPU figures for qd32", r.stderr)
+                if why:
+                    self.assertIn(why, r.stderr)
+            del fio["timestamp_ms"]
+            with open(fj, "w") as f:
+                json.dump(fio, f)
+            r = run("--cpu-stat", c)
+            self.assertNotIn("cpu_per_io_us", json.loads(r.stdout))
+            self.assertIn("no timestamp_ms", r.stderr)
+            # without --cpu-stat: no CPU fields, no note
+            r = run()
+            self.assertNotIn("cpu_per_io_us", json.loads(r.stdout))
+            self.assertEqual(r.stderr, "")
+
+
 def have_matplotlib():
     try:
         import matplotlib  # noqa: F401
         return True
     except ImportError:
         return False
+
+
+class PlotRowsTest(unittest.TestCase):
+    """Which rows the chart draws (no matplotlib needed)."""
+
+    def summary(self, lines):
+        with tempfile.TemporaryDirectory() as d:
+            j = os.path.join(d, "bench.jsonl")
+            write(j, lines)
+            run_report(j, d)
+            with open(os.path.join(d, "summary.json")) as f:
+                return json.load(f)
+
+    def test_only_rows_with_data(self):
+        import plot
+        s = self.summary(synthetic())
+        self.assertEqual(len(plot.drawn_rows(s)), len(s["rows"]))
+        # BENCH_SETS=single: the single-path rows only, in table order
+        single = ("qd1", "qd32", "qd32-jobs", "seq128k")
+        s = self.summary([x for x in synthetic() if x["job"] in single])
+        ids = [r["id"] for r in plot.drawn_rows(s)]
+        self.assertEqual(ids, ["qd1-mean", "qd1-p99", "qd1-cpu", "qd32-iops",
+                               "qd32-cpu", "qd32j-iops", "qd32j-cpu",
+                               "seq128k-bw", "seq128k-cpu"])
+        self.assertGreater(s["goals"]["no_data"], 20)
+        # an older single run: no CPU figures, so no CPU rows either
+        s = self.summary([x for x in synthetic(cpu=False)
+                          if x["job"] in single])
+        self.assertEqual([r["id"] for r in plot.drawn_rows(s)],
+                         ["qd1-mean", "qd1-p99", "qd32-iops", "qd32j-iops",
+                          "seq128k-bw"])
+        self.assertEqual(plot.drawn_rows(self.summary([])), [])
+
+    def test_nothing_to_draw(self):
+        with tempfile.TemporaryDirectory() as d:
+            j = os.path.join(d, "bench.jsonl")
+            write(j, [])
+            run_report(j, d)
+            png = os.path.join(d, "ratios.png")
+            r = subprocess.run([sys.executable, os.path.join(HERE, "plot.py"),
+                                os.path.join(d, "summary.json"), png],
+                               capture_output=True, text=True)
+            # before matplotlib is imported: the same with or without it
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("has data", r.stderr)
+            self.assertIn("no chart", r.stderr)
+            self.assertFalse(os.path.exists(png))
 
 
 @unittest.skipUnless(have_matplotlib(), "no matplotlib in this python3")
@@ -349,7 +571,9 @@ class PlotTest(unittest.TestCase):
             for name, lines in (("full", synthetic()),
                                 ("partial", synthetic(drop=(
                                     "qd1", "sym2", "cut-round-robin"))),
-                                ("empty", [])):
+                                ("single", [x for x in synthetic()
+                                            if x["job"] in ("qd1", "qd32")]),
+                                ("old", synthetic(cpu=False))):
                 j = os.path.join(d, name + ".jsonl")
                 write(j, lines)
                 out = os.path.join(d, name)
@@ -359,6 +583,15 @@ class PlotTest(unittest.TestCase):
                     [os.path.join(out, "summary.json"), png]), 0)
                 with open(png, "rb") as f:
                     self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            # every row without data: no chart, exit 1
+            j = os.path.join(d, "empty.jsonl")
+            write(j, [])
+            out = os.path.join(d, "empty")
+            report.main([j, "--out", out])
+            png = os.path.join(out, "ratios.png")
+            self.assertEqual(plot.main(
+                [os.path.join(out, "summary.json"), png]), 1)
+            self.assertFalse(os.path.exists(png))
 
 
 if __name__ == "__main__":
