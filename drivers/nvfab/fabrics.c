@@ -324,8 +324,8 @@ static bool nvfab_opt_str_eq(const char *a, const char *b)
  * one that lets routing choose: the two may leave through different ports,
  * which is how one target address is reached over two host NICs.
  *
- * Addresses are compared as the strings the user gave; transports compare
- * resolved addresses where they need more.
+ * Addresses are compared as the strings the user gave, not as resolved
+ * addresses: "192.0.2.2" and "192.000.002.002" are two paths to this check.
  *
  * Context: any; reads @a and @b only. The caller keeps both alive.
  * Return: true when @b names the same path as @a.
