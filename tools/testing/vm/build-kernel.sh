@@ -12,13 +12,19 @@ ver=$(source_pkg_version)
 [ -n "$ver" ] || die "linux-source-6.12 is not installed (run tools/testing/vm/setup.sh)"
 out=$(test_kernel_dir)
 
+mkdir -p "$NVFAB_CACHE"
+# One build at a time: a second caller (make test-modules from another
+# checkout) waits for the first and then finds the cache, instead of
+# deleting the tree under the running build.
+exec 9>"$NVFAB_CACHE/.build-kernel.lock"
+flock 9
+
 if [ -f "$out/.done" ]; then
 	log "test kernel: cached at $out"
 	echo "$out"
 	exit 0
 fi
 
-mkdir -p "$NVFAB_CACHE"
 src="$NVFAB_CACHE/src-$ver"
 if [ ! -f "$src/.done" ]; then
 	log "unpacking linux-source-6.12 $ver"
