@@ -27,6 +27,9 @@
 #   BENCH_TRACE    1 (default): keep an ftrace of the nvfab and nvme events
 #                  of each stall run (vm/trace-HOST-ROUND-JOB.txt.gz) and
 #                  report when each host moved the I/O; 0: no trace
+#   BENCH_PROFILE  1: in round 1, one more QD32 run per host under perf
+#                  (software cpu-clock sampling, kernel call chains), as
+#                  vm/profile-nvfab.txt and vm/profile-kernel.txt; 0 (default)
 #   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../testing/vm/lib.sh
@@ -42,29 +45,32 @@ export NVFAB_BENCH_LB_DELAYS=${BENCH_LB_DELAYS:-8 150}
 export NVFAB_BENCH_STALL_RUNTIME=${BENCH_STALL_RUNTIME:-9}
 export NVFAB_BENCH_FLIPS=${BENCH_FLIPS:-8}
 export NVFAB_BENCH_TRACE=${BENCH_TRACE:-1}
+export NVFAB_BENCH_PROFILE=${BENCH_PROFILE:-0}
 
 # The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier
 # in PATH, e.g. pyenv's, does not see dist-packages).
 PLOT_PY=/usr/bin/python3
 [ -x "$PLOT_PY" ] || PLOT_PY=python3
 
-# ensure_plot_deps LOG: install python3-matplotlib once; never fatal.
-ensure_plot_deps() {
-	dpkg -s python3-matplotlib >/dev/null 2>&1 && return 0
-	log "installing python3-matplotlib for the plot"
+# ensure_pkg PKG LOG WHAT: install Debian package PKG once; never fatal.
+ensure_pkg() {
+	dpkg -s "$1" >/dev/null 2>&1 && return 0
+	log "installing $1 for $3"
 	{
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
-			python3-matplotlib ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$1" ||
 			{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-				--no-install-recommends python3-matplotlib; }
-	} >"$1" 2>&1 && return 0
-	log "warning: python3-matplotlib not installed (see $1); no plot"
+				--no-install-recommends "$1"; }
+	} >"$2" 2>&1 && return 0
+	log "warning: $1 not installed (see $2); no $3"
 	return 1
 }
 
 out=$BUILD_DIR/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
-ensure_plot_deps "$out/apt.log" || true
+ensure_pkg python3-matplotlib "$out/apt.log" "plot" || true
+# The guest runs the host's binaries (9p root): perf from Debian's
+# linux-perf profiles the stock kernel with software events.
+[ "$NVFAB_BENCH_PROFILE" = 1 ] && { ensure_pkg linux-perf "$out/apt-perf.log" "profile" || true; }
 "$VM_DIR/setup.sh"
 scripts/dkms-install.sh "$(stock_kver)" >"$out/dkms.log" 2>&1 ||
 	die "dkms install failed (see $out/dkms.log)"
@@ -95,4 +101,7 @@ if [ -n "$png" ]; then
 else
 	echo "bench: plot:    not made: $(tail -n1 "$out/plot.log") (see $out/plot.log)"
 fi
+for f in "$out"/vm/profile-nvfab.txt "$out"/vm/profile-kernel.txt; do
+	[ -s "$f" ] && echo "bench: profile: $f"
+done
 echo "bench: latest:  $BUILD_DIR/bench/latest -> $(basename "$out")"

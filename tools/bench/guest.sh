@@ -36,7 +36,9 @@
 #   the ANA run lasts as long as its flips need), NVFAB_BENCH_FLIPS (8),
 #   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
-#   and read by trace_flip.py; 0: none).
+#   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
+#   round 1, one more QD32 run per host under "perf record -a" with
+#   software cpu-clock sampling, reported as $OUT/profile-HOST.txt).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV,
 # NVFAB_BENCH_ETC and NVFAB_BENCH_PROC_STAT replace /sys, /dev, /etc/nvme
 # and /proc/stat; sourcing this file
@@ -64,6 +66,8 @@ FLIP_WIN_MS=800		# as STALL_WIN_MS, for each flip
 TRACE=${NVFAB_BENCH_TRACE:-1}
 TRACEFS=${NVFAB_BENCH_TRACEFS:-/sys/kernel/tracing}
 MP_QD=16		# sym and asym
+PROFILE=${NVFAB_BENCH_PROFILE:-0}
+PROFILE_HZ=499		# perf samples per second and CPU
 CPU_EVERY=${NVFAB_BENCH_CPU_EVERY:-0.25}	# seconds between /proc/stat samples
 QD32_JOBS=4		# fio jobs of qd32-jobs (4 x QD8); the guest has 2 vCPUs
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
@@ -343,6 +347,39 @@ job() {
 	record "$name" "$f" --cpu-stat "$c" --user-hz "$USER_HZ"
 }
 
+# profile_job NAME FIO-ARGS...: with PROFILE=1, in round 1 only, one more
+# fio run of RUNTIME seconds under "perf record -a" (cpu-clock: TCG has no
+# hardware counters; kernel call chains), reported by symbol, flat and by
+# caller and inclusive, in $OUT/profile-$INIT.txt. Not a result row: perf costs CPU.
+profile_job() {
+	local name=$1 data=$OUT/perf-$INIT.data rep=$OUT/profile-$INIT.txt
+	shift
+	[ "$PROFILE" = 1 ] && [ "$ROUND" = 1 ] || return 0
+	command -v perf >/dev/null || { log "no perf: profile skipped"; return 0; }
+	# Kernel and module symbols come from /proc/kallsyms, which shows
+	# addresses only with kptr_restrict 0 (this is a throwaway guest).
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	echo -1 >/proc/sys/kernel/perf_event_paranoid
+	perf record -q -a -g -e cpu-clock -F "$PROFILE_HZ" -o "$data" -- \
+		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
+		--time_based --runtime="$RUNTIME" --output-format=terse \
+		"$@" >"$OUT/profile-$INIT-fio.txt" 2>&1 ||
+		{ log "perf record ($INIT) failed"; return 0; }
+	{
+		echo "# $INIT, $name: perf record -a -g -e cpu-clock -F $PROFILE_HZ, ${RUNTIME}s"
+		echo "# flat, by module and symbol (self time)"
+		perf report -i "$data" --kallsyms=/proc/kallsyms --stdio --no-children --sort dso,sym \
+			-g none --percent-limit 0.3 2>/dev/null
+		echo "# by symbol, inclusive (self and callees)"
+		perf report -i "$data" --kallsyms=/proc/kallsyms --stdio --children --sort sym \
+			-g none --percent-limit 1 2>/dev/null
+		echo "# by symbol with callers (self time)"
+		perf report -i "$data" --kallsyms=/proc/kallsyms --stdio --no-children --sort sym \
+			-g caller,0.5,callee --percent-limit 2 2>/dev/null
+	} >"$rep" || log "perf report ($INIT) failed"
+	rm -f "$data"
+}
+
 # now_ms: epoch milliseconds without a fork (a fork costs ~0.1 s in TCG).
 now_ms() {
 	local t=${EPOCHREALTIME/[.,]/}
@@ -466,6 +503,7 @@ block_single() {
 	job qd32-jobs --rw=randread --bs=4k --iodepth=$((32 / QD32_JOBS)) \
 		--numjobs="$QD32_JOBS" --group_reporting
 	job seq128k --rw=read --bs=128k --iodepth=8
+	profile_job qd32 --rw=randread --bs=4k --iodepth=32
 	disconnect
 }
 
