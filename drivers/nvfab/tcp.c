@@ -3,12 +3,18 @@
  * nvfab-tcp: the NVMe/TCP transport (NVMe/TCP Transport Specification 1.0,
  * NVMe over Fabrics 1.1).
  *
- * Each queue is one TCP connection. Its send_mutex serialises everything
- * that sends or receives on it: io_work, on a CPU chosen per queue, does
- * both under it; ->queue_rq sends at once when it can take it (so a lone
- * I/O costs no context switch), and otherwise hands the request to io_work
- * through a lock-free list, as the R2T handler does. The socket callbacks
- * only schedule io_work. ->poll receives when the mutex is free.
+ * Each queue is one TCP connection. One owner at a time sends or receives
+ * on it: whoever sets the queue's NVFAB_TCP_Q_BUSY bit (nvfab_tcp_own()),
+ * which never waits for it. ->queue_rq sends at once when it gets the
+ * queue (so a lone I/O costs no context switch); the socket's data_ready
+ * callback receives at once, in softirq, when it gets the queue and little
+ * is waiting (so a response or a small read costs no work item and no
+ * context switch either); ->poll
+ * receives when it gets the queue. Whoever does not get the queue leaves
+ * the job to io_work, on a CPU chosen per queue, which does both; requests
+ * reach the owner through a lock-free list, as R2Ts do. An io_work that
+ * finds the queue owned marks it (NVFAB_TCP_Q_KICK) and the owner runs it
+ * again when it lets go (nvfab_tcp_release()).
  *
  * Sending a request: the Command Capsule PDU (header, SQE, in-capsule data
  * up to IOCCSZ, digests); then, for larger writes, one or more H2CData PDUs
@@ -42,6 +48,11 @@
 #define NVFAB_TCP_RX_HLEN	24
 /* io_work gives up the CPU after this long. */
 #define NVFAB_TCP_IO_BUDGET	msecs_to_jiffies(1)
+/*
+ * Received bytes that data_ready may handle itself, in softirq, when a PDU
+ * starts: responses and small reads (see nvfab_tcp_recv_inline()).
+ */
+#define NVFAB_TCP_RECV_INLINE_MAX	SZ_16K
 /* CID of the Asynchronous Event Request: beyond every admin tag. */
 #define NVFAB_TCP_AEN_CID	NVME_AQ_BLK_MQ_DEPTH
 /* Seconds to wait for ICResp. */
@@ -107,13 +118,13 @@ struct nvfab_tcp_request {
 #define NVFAB_TCP_Q_ALLOCATED	0
 #define NVFAB_TCP_Q_LIVE	1
 #define NVFAB_TCP_Q_POLLING	2
+#define NVFAB_TCP_Q_BUSY	3	/* owned: see nvfab_tcp_own() */
+#define NVFAB_TCP_Q_KICK	4	/* io_work wanted it meanwhile */
 
 struct nvfab_tcp_ctrl;
 
 struct nvfab_tcp_queue {
 	struct mutex			queue_lock;	/* start/stop/free */
-	/* held to send or receive; below it, socket lock */
-	struct mutex			send_mutex;
 	/* fails the queue after a protocol error while connecting */
 	struct work_struct		fail_work;
 	/* everything below is reset by each start_queue */
@@ -123,15 +134,15 @@ struct nvfab_tcp_queue {
 	struct work_struct		io_work;
 	int				io_cpu;
 	unsigned long			flags;
-	bool				rd_enabled;	/* io_work only */
+	bool				rd_enabled;	/* owner only */
 	unsigned int			nr_cqe;		/* completions seen */
 
-	/* send side, io_work only (but req_list, lock-free) */
+	/* send side, owner only (but req_list, lock-free) */
 	struct llist_head		req_list;
 	struct list_head		send_list;
 	struct nvfab_tcp_request	*request;
 
-	/* receive side, io_work only */
+	/* receive side, owner only, under the socket lock */
 	enum nvfab_tcp_recv_state	rcv_state;
 	u8				pdu[NVFAB_TCP_RX_HLEN + NVME_TCP_DIGEST_LENGTH];
 	size_t				pdu_offset;
@@ -291,6 +302,32 @@ static void nvfab_tcp_complete_req(struct nvfab_tcp_request *req,
 	req->r2t_left = 0;
 	req->rsp_pending = false;
 	nvfab_try_complete_req(req->rq, status, result);
+}
+
+/* ---- ownership ---- */
+
+/*
+ * nvfab_tcp_own() - take the queue's send and receive state, if free
+ *
+ * Never waits: a caller that does not get it leaves its job to io_work.
+ * Context: any context (softirq included). Return: true if owned now.
+ */
+static bool nvfab_tcp_own(struct nvfab_tcp_queue *queue)
+{
+	return !test_and_set_bit_lock(NVFAB_TCP_Q_BUSY, &queue->flags);
+}
+
+/*
+ * nvfab_tcp_release() - let go of the queue; run io_work again if it found
+ * the queue owned meanwhile (it sets KICK before it tries, so one of the
+ * two always sees the other). Context: any context.
+ */
+static void nvfab_tcp_release(struct nvfab_tcp_queue *queue)
+{
+	clear_bit_unlock(NVFAB_TCP_Q_BUSY, &queue->flags);
+	smp_mb__after_atomic();
+	if (test_and_clear_bit(NVFAB_TCP_Q_KICK, &queue->flags))
+		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
 }
 
 /* ---- sending ---- */
@@ -1099,7 +1136,11 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 	unsigned long deadline = jiffies + NVFAB_TCP_IO_BUDGET;
 	bool pending;
 
-	mutex_lock(&queue->send_mutex);
+	set_bit(NVFAB_TCP_Q_KICK, &queue->flags);
+	smp_mb__after_atomic();
+	if (!nvfab_tcp_own(queue))
+		return;		/* the owner runs us again when it lets go */
+	clear_bit(NVFAB_TCP_Q_KICK, &queue->flags);
 	do {
 		int ret;
 
@@ -1125,7 +1166,7 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 		if (!queue->rd_enabled)
 			pending = false;
 	} while (pending && !time_after(jiffies, deadline));
-	mutex_unlock(&queue->send_mutex);
+	nvfab_tcp_release(queue);
 
 	if (pending)
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
@@ -1133,6 +1174,34 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 
 /* ---- socket callbacks ---- */
 
+/*
+ * May data_ready, owning @queue, receive what waits on @sk itself? Only on
+ * the queue's own CPU, where io_work would run it anyway (elsewhere the
+ * copy and the completions would land on the CPU that took the packets),
+ * and only when that is quick: a new PDU with little waiting, or the rest
+ * of the current PDU's data all here. A large read streaming in stays
+ * io_work's, which takes it in few large reads (and few window updates)
+ * instead of one per segment.
+ */
+static bool nvfab_tcp_recv_inline(struct nvfab_tcp_queue *queue,
+				  struct sock *sk)
+{
+	int inq = tcp_inq(sk);
+
+	if (raw_smp_processor_id() != queue->io_cpu)
+		return false;
+	if (queue->rcv_state == NVFAB_TCP_RECV_PDU)
+		return inq <= NVFAB_TCP_RECV_INLINE_MAX;
+	return queue->rcv_state == NVFAB_TCP_RECV_DATA &&
+	       queue->data_left + nvfab_tcp_ddgst_len(queue) <= inq;
+}
+
+/*
+ * Called with the socket locked: in softirq with its spinlock held and not
+ * owned by a task, or by the owning task from release_sock(). In softirq,
+ * receive here when the queue is free and nvfab_tcp_recv_inline() says so:
+ * no work item, no context switch. Otherwise io_work receives.
+ */
 static void nvfab_tcp_data_ready(struct sock *sk)
 {
 	struct nvfab_tcp_queue *queue;
@@ -1140,9 +1209,23 @@ static void nvfab_tcp_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	queue = sk->sk_user_data;
 	/* A polled queue is read by its poller while it polls. */
-	if (likely(queue && queue->rd_enabled) &&
-	    !test_bit(NVFAB_TCP_Q_POLLING, &queue->flags))
-		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
+	if (unlikely(!queue || !queue->rd_enabled) ||
+	    test_bit(NVFAB_TCP_Q_POLLING, &queue->flags))
+		goto out;
+	if (!sock_owned_by_user(sk) && nvfab_tcp_own(queue)) {
+		read_descriptor_t desc = { .arg.data = queue, .count = 1 };
+		bool inline_rcv = queue->rd_enabled &&
+				  nvfab_tcp_recv_inline(queue, sk);
+
+		if (inline_rcv)
+			queue->sock->ops->read_sock(sk, &desc,
+						    nvfab_tcp_recv_skb);
+		nvfab_tcp_release(queue);
+		if (inline_rcv)
+			goto out;
+	}
+	queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
+out:
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -1464,10 +1547,16 @@ static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 		write_unlock_bh(&sk->sk_callback_lock);
 		kernel_sock_shutdown(queue->sock, SHUT_RDWR);
 		cancel_work_sync(&queue->io_work);
-		/* wait out a sender in ->queue_rq or a poller */
-		mutex_lock(&queue->send_mutex);
+		/*
+		 * Wait out a sender in ->queue_rq or a poller (data_ready is
+		 * out: its callback is gone, under sk_callback_lock). No KICK:
+		 * io_work must not run again.
+		 */
+		while (!nvfab_tcp_own(queue))
+			usleep_range(100, 200);
 		queue->rd_enabled = false;
-		mutex_unlock(&queue->send_mutex);
+		clear_bit(NVFAB_TCP_Q_KICK, &queue->flags);
+		clear_bit_unlock(NVFAB_TCP_Q_BUSY, &queue->flags);
 	}
 	mutex_unlock(&queue->queue_lock);
 }
@@ -1559,16 +1648,16 @@ static void nvfab_tcp_setup_cmd_pdu(struct nvfab_tcp_queue *queue,
 }
 
 /*
- * Send what is queued from the submitter's context when nobody else is
- * sending or receiving on @queue; otherwise leave it to io_work, which
- * runs again after the holder, since queue_work_on() requeues a running
- * work. Context: process; may sleep (BLK_MQ_F_BLOCKING), takes send_mutex.
+ * Send what is queued from the submitter's context when nobody else owns
+ * @queue; otherwise leave it to io_work, which the owner runs again when it
+ * lets go if it is running now (KICK). Context: process; may sleep
+ * (BLK_MQ_F_BLOCKING: lock_sock()).
  */
 static void nvfab_tcp_send_now(struct nvfab_tcp_queue *queue)
 {
 	int ret;
 
-	if (!mutex_trylock(&queue->send_mutex)) {
+	if (!nvfab_tcp_own(queue)) {
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
 		return;
 	}
@@ -1577,7 +1666,7 @@ static void nvfab_tcp_send_now(struct nvfab_tcp_queue *queue)
 	} while (ret > 0);
 	if (ret < 0)
 		nvfab_tcp_error(queue, "send failed: %d", ret);
-	mutex_unlock(&queue->send_mutex);
+	nvfab_tcp_release(queue);
 }
 
 static blk_status_t nvfab_tcp_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -1621,8 +1710,8 @@ static void nvfab_tcp_commit_rqs(struct blk_mq_hw_ctx *hctx)
  * blk_mq_ops.poll for HCTX_TYPE_POLL queues: receive inline. The poller may
  * run under rcu_read_lock() (io_uring IOPOLL), so it must not sleep: it
  * takes the socket spinlock with BHs off, as softirq readers of a TCP
- * socket do, and leaves the queue to io_work or a sender that holds
- * send_mutex (only tried, never waited for).
+ * socket do, and leaves the queue to its owner (only tried, never waited
+ * for).
  */
 static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
@@ -1633,8 +1722,8 @@ static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 
 	if (!test_bit(NVFAB_TCP_Q_LIVE, &queue->flags) || !queue->rd_enabled)
 		return 0;
-	/* io_work or a sender has the queue: it will reap. */
-	if (!mutex_trylock(&queue->send_mutex))
+	/* io_work, data_ready or a sender has the queue: it will reap. */
+	if (!nvfab_tcp_own(queue))
 		return 0;
 	sk = queue->sock->sk;
 	set_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
@@ -1646,7 +1735,7 @@ static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	bh_unlock_sock(sk);
 	local_bh_enable();
 	clear_bit(NVFAB_TCP_Q_POLLING, &queue->flags);
-	mutex_unlock(&queue->send_mutex);
+	nvfab_tcp_release(queue);
 	/* Data that arrived while we polled is io_work's again. */
 	if (!skb_queue_empty_lockless(&sk->sk_receive_queue))
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
@@ -1889,7 +1978,6 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 	}
 	for (i = 0; i < tctrl->nr_queues; i++) {
 		mutex_init(&tctrl->queues[i].queue_lock);
-		mutex_init(&tctrl->queues[i].send_mutex);
 		INIT_WORK(&tctrl->queues[i].fail_work,
 			  nvfab_tcp_fail_queue_work);
 	}
