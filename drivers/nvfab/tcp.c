@@ -325,6 +325,7 @@ static bool nvfab_tcp_own(struct nvfab_tcp_queue *queue)
 static void nvfab_tcp_release(struct nvfab_tcp_queue *queue)
 {
 	clear_bit_unlock(NVFAB_TCP_Q_BUSY, &queue->flags);
+	/* Pairs with io_work's: BUSY clear before KICK is read. */
 	smp_mb__after_atomic();
 	if (test_and_clear_bit(NVFAB_TCP_Q_KICK, &queue->flags))
 		queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
@@ -1137,6 +1138,7 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 	bool pending;
 
 	set_bit(NVFAB_TCP_Q_KICK, &queue->flags);
+	/* Pairs with nvfab_tcp_release(): KICK set before BUSY is tried. */
 	smp_mb__after_atomic();
 	if (!nvfab_tcp_own(queue))
 		return;		/* the owner runs us again when it lets go */
