@@ -9,10 +9,10 @@
  * create the QP and connect with the NVMe/RDMA private data (RECFMT, QID,
  * HRQSIZE, HSQSIZE). The CM event handler only records the outcome of the
  * step it was waiting for and wakes the task; a REJECT carries the
- * target's status, decoded and logged by name. Events after the
- * connection is established (disconnect, address change, timewait) start
- * the core's error recovery; device removal is left to the ib_client of
- * rdma.c, which deletes the controllers on the device.
+ * target's status, decoded and logged by name. A disconnect or address
+ * change of a live queue starts the core's error recovery; device removal
+ * is left to the ib_client of rdma.c, which deletes the controllers on the
+ * device.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -181,10 +181,10 @@ static int nvfab_rdma_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-		dev_info(ctrl->device, "queue %d: %s\n", queue->qid,
-			 rdma_event_msg(ev->event));
-		nvfab_error_recovery(ctrl);
+		/* our own disconnect (stop_queue) clears LIVE first */
+		if (test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
+			nvfab_rdma_queue_error(queue, "%s",
+					       rdma_event_msg(ev->event));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The ib_client's remove deletes the controller. */
@@ -205,7 +205,7 @@ static int nvfab_rdma_cm_wait(struct nvfab_rdma_queue *queue, int ret,
 			      const char *what)
 {
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
-	unsigned long left;
+	unsigned long left, tmo = msecs_to_jiffies(NVFAB_RDMA_CM_TIMEOUT_MS * 2);
 
 	if (ret) {
 		dev_err(ctrl->device, "queue %d: %s failed to start: %d\n",
@@ -213,8 +213,7 @@ static int nvfab_rdma_cm_wait(struct nvfab_rdma_queue *queue, int ret,
 		return ret;
 	}
 	/* The CM gives up after its own timeout; this is a last resort. */
-	left = wait_for_completion_timeout(&queue->cm_done,
-			msecs_to_jiffies(NVFAB_RDMA_CM_TIMEOUT_MS * 2));
+	left = wait_for_completion_timeout(&queue->cm_done, tmo);
 	if (!left) {
 		dev_err(ctrl->device, "queue %d: %s timed out after %u ms\n",
 			queue->qid, what, NVFAB_RDMA_CM_TIMEOUT_MS * 2);

@@ -289,7 +289,7 @@ static void nvfab_rdma_process_rsp(struct nvfab_rdma_queue *queue,
 
 	if (queue->qid == 0 && cid == NVFAB_RDMA_AEN_CID) {
 		if (!READ_ONCE(rctrl->aer_outstanding) || with_inv) {
-			nvfab_rdma_queue_error(queue, "response for AER CID 0x%x, none outstanding or with invalidate",
+			nvfab_rdma_queue_error(queue, "unexpected AER response (CID 0x%x)",
 					       cid);
 			return;
 		}
@@ -798,12 +798,13 @@ static int nvfab_rdma_init_request(struct blk_mq_tag_set *set,
 	struct nvfab_rdma_ctrl *rctrl = set->driver_data;
 	struct nvfab_rdma_request *req = blk_mq_rq_to_pdu(rq);
 	int qid = set == &rctrl->ctrl.admin_tagset ? 0 : hctx_idx + 1;
+	struct nvme_command *sqe;
 
-	req->sqe.data = kzalloc_node(sizeof(struct nvme_command), GFP_KERNEL,
-				     numa_node);
-	if (!req->sqe.data)
+	sqe = kzalloc_node(sizeof(*sqe), GFP_KERNEL, numa_node);
+	if (!sqe)
 		return -ENOMEM;
-	req->req.cmd = req->sqe.data;
+	req->sqe.data = sqe;
+	req->req.cmd = sqe;
 	req->req.ctrl = &rctrl->ctrl;
 	req->queue = &rctrl->queues[qid];
 	req->inv_cqe.done = nvfab_rdma_inv_done;

@@ -83,7 +83,7 @@ struct nvfab_rdma_ctrl;
  * @inline_max:	bytes of in-capsule data a write may carry (0: none)
  */
 struct nvfab_rdma_queue {
-	struct mutex			queue_lock;
+	struct mutex			queue_lock;	/* start/stop/free */
 	struct work_struct		fail_work;
 	struct nvfab_rdma_ctrl		*ctrl;
 	int				qid;

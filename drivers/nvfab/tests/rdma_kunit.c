@@ -94,6 +94,7 @@ KUNIT_ARRAY_PARAM_DESC(rej, rej_cases, desc);
 static void nvfab_rdma_reject_test(struct kunit *test)
 {
 	const struct rej_case *c = test->param_value;
+	const char *name;
 	u16 sts = 0xdead;
 	int ret;
 
@@ -105,9 +106,9 @@ static void nvfab_rdma_reject_test(struct kunit *test)
 		return;
 	}
 	KUNIT_EXPECT_EQ(test, sts, c->sts);
-	KUNIT_EXPECT_TRUE_MSG(test, !strncmp(nvfab_rdma_cm_status_name(sts),
-					      c->name, strlen(c->name)),
-			      "name \"%s\"", nvfab_rdma_cm_status_name(sts));
+	name = nvfab_rdma_cm_status_name(sts);
+	KUNIT_EXPECT_TRUE_MSG(test, !strncmp(name, c->name, strlen(c->name)),
+			      "name \"%s\"", name);
 }
 
 /* ---- SGL descriptors ---- */
