@@ -181,10 +181,19 @@ static int nvfab_rdma_cm_handler(struct rdma_cm_id *id,
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
-		/* our own disconnect (stop_queue) clears LIVE first */
-		if (test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
+		/*
+		 * Our own disconnect (stop_queue) clears LIVE first; a
+		 * controller being reset or deleted is torn down already,
+		 * and the target disconnects its queues when it shuts down.
+		 */
+		if (test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags) &&
+		    (nvfab_ctrl_state(ctrl) == NVFAB_CTRL_LIVE ||
+		     nvfab_ctrl_state(ctrl) == NVFAB_CTRL_CONNECTING))
 			nvfab_rdma_queue_error(queue, "%s",
 					       rdma_event_msg(ev->event));
+		else
+			dev_dbg(ctrl->device, "queue %d: %s\n", queue->qid,
+				rdma_event_msg(ev->event));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
 		/* The ib_client's remove deletes the controller. */
