@@ -6,7 +6,8 @@
 # passthrough, fio verify with in-capsule writes (4 KiB) and keyed SGL data
 # blocks (128 KiB, up to 1 MiB), polled queues, reset, duplicate connect,
 # connects the target or the CM refuses, device removal under I/O,
-# disconnect, unload, and a clean kernel log.
+# multipath over one tcp and one rdma path, disconnect, unload, and a
+# clean kernel log.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -23,7 +24,7 @@ command -v rdma >/dev/null || ksft_skip_all "rdma (iproute2) missing"
 modprobe -n rdma_rxe 2>/dev/null || ksft_skip_all "no rdma_rxe module"
 modprobe -n nvmet-rdma 2>/dev/null || ksft_skip_all "no nvmet-rdma module"
 ktap_header
-ktap_set_plan 26
+ktap_set_plan 29
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -105,6 +106,29 @@ ktap_check "fio io_uring hipri (polled) verify" fio_verify "$DEV" poll \
 	--ioengine=io_uring --hipri=1 --iodepth=4 --bsrange=4k-64k --runtime=3
 nvfab_delete_all
 
+# Multipath across mixed transports: a tcp path (the topology's path 1)
+# and an rdma path to one subsystem are two paths of one head.
+C_TCP= C_RDMA= S=
+two_paths() {
+	nvfab_load nvfab-tcp || return 1
+	nvfab_connect_path 1 "" || return 1
+	C_TCP=$CTRL
+	rdma_connect "" || return 1
+	C_RDMA=$CTRL
+	S=$(nvfab_subsys_of "$C_TCP") || return 1
+	test "$(nvfab_subsys_of "$C_RDMA")" = "$S" &&
+		test "$(find /sys/block -maxdepth 1 -name 'nvfab*c*n1' | wc -l)" = 2
+}
+ktap_check "tcp and rdma paths to one subsystem: one head, two paths" two_paths
+both() { echo round-robin >"$S/iopolicy" && fio_verify "$DEV" mixed-both; }
+ktap_check "fio verify on the head, round-robin over tcp and rdma" both
+tcp_gone() {
+	echo 1 >"$C_TCP/delete_controller" && busywait 30000 test ! -e "$C_TCP" &&
+		fio_verify "$DEV" mixed-rdma --runtime=3
+}
+ktap_check "tcp path deleted: fio verify on the head over rdma alone" tcp_gone
+nvfab_delete_all
+
 # Device removal under I/O: the ib_client deletes the controller.
 removal() {
 	local pid
@@ -120,6 +144,6 @@ removal() {
 ktap_check "rdma link delete under fio: controller deleted, no hang" removal
 ktap_check "no controller left, refcnt 0" \
 	test "$(nvfab_ctrl_count)/$(nvfab_refcnt nvfab-rdma)" = "0/0"
-ktap_check "modules unload" nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core
+ktap_check "modules unload" nvfab_unload nvfab-rdma nvfab-tcp nvfab-fabrics nvfab-core
 ktap_check "kernel log clean" dmesg_clean_since_canary
 ktap_finish
