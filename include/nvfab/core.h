@@ -223,7 +223,8 @@ struct nvfab_ctrl_ops {
  *			none), e.g. the page size of a memory registration;
  *			set like @max_transfer_sectors
  * @numa_node:		NUMA node of the transport's device, for the tag
- *			sets (NUMA_NO_NODE by default)
+ *			sets and the multipath numa selector (NUMA_NO_NODE
+ *			by default: the controller device's node)
  * @ioccsz:		I/O Queue Command Capsule Supported Size (16 bytes)
  * @iorcsz:		I/O Queue Response Capsule Supported Size (16 bytes)
  * @icdoff:		In Capsule Data Offset (16 bytes)
