@@ -117,7 +117,7 @@ two_paths() {
 	C_RDMA=$CTRL
 	S=$(nvfab_subsys_of "$C_TCP") || return 1
 	test "$(nvfab_subsys_of "$C_RDMA")" = "$S" &&
-		test "$(find /sys/block -maxdepth 1 -name 'nvfab*c*n1' | wc -l)" = 2
+		test "$(find "/sys/block/${DEV#/dev/}/multipath/" -mindepth 1 -maxdepth 1 | wc -l)" = 2
 }
 ktap_check "tcp and rdma paths to one subsystem: one head, two paths" two_paths
 both() { echo round-robin >"$S/iopolicy" && fio_verify "$DEV" mixed-both; }
