@@ -110,6 +110,8 @@ nvfab_delete_all
 # and an rdma path to one subsystem are two paths of one head.
 C_TCP= C_RDMA= S=
 two_paths() {
+	# insmod (NVFAB_MODDIR) does not load what nvfab-tcp needs
+	modprobe -q libcrc32c || true
 	nvfab_load nvfab-tcp || return 1
 	nvfab_connect_path 1 "" || return 1
 	C_TCP=$CTRL
