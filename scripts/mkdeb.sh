@@ -45,9 +45,10 @@ Depends: dkms (>= 3.0), bash, make
 Recommends: linux-headers-amd64 | linux-headers
 Description: nvfab NVMe over Fabrics initiator, kernel modules (DKMS)
  nvfab is an NVMe over Fabrics host (initiator) for Linux beside the
- in-kernel one: NVMe/TCP, native ANA multipath and loadable path
- selectors. This package holds the source of its kernel modules
- (nvfab-core, nvfab-fabrics, nvfab-tcp, nvfab-ps-service-time); DKMS
+ in-kernel one: NVMe/TCP, NVMe/RDMA, native ANA multipath and loadable
+ path selectors. This package holds the source of its kernel modules
+ (nvfab-core, nvfab-fabrics, nvfab-tcp, nvfab-rdma,
+ nvfab-ps-service-time); DKMS
  builds them for every installed kernel from 6.12 to the newest one
  tested, and again for each new kernel.
 EOF

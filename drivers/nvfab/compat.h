@@ -97,6 +97,26 @@ static inline int nvfab_rq_map_kern(struct request *rq, void *buf,
 #endif
 }
 
+/**
+ * nvfab_rq_map_sg() - map a request's data segments into a scatterlist
+ * @rq: the request
+ * @sglist: room for blk_rq_nr_phys_segments(@rq) entries
+ *
+ * blk_rq_map_sg() with the signature of Linux 6.15 and later.
+ *
+ * Context: any context.
+ * Return: the number of scatterlist entries used.
+ */
+static inline int nvfab_rq_map_sg(struct request *rq,
+				  struct scatterlist *sglist)
+{
+#ifdef HAVE_BLK_RQ_MAP_SG_NO_QUEUE
+	return blk_rq_map_sg(rq, sglist);
+#else
+	return blk_rq_map_sg(rq->q, rq, sglist);
+#endif
+}
+
 #ifdef HAVE_KERNEL_BIND_SOCKADDR_UNSIZED
 #define NVFAB_SOCKADDR(ss)	((struct sockaddr_unsized *)(ss))
 #else

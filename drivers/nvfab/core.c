@@ -337,6 +337,7 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	ctrl->ops = ops;
 	ctrl->opts = opts;
 	ctrl->state = NVFAB_CTRL_NEW;
+	ctrl->numa_node = NUMA_NO_NODE;
 	spin_lock_init(&ctrl->lock);
 	init_waitqueue_head(&ctrl->state_wq);
 	mutex_init(&ctrl->scan_lock);

@@ -116,8 +116,7 @@ static int nvfab_set_admin_limits(struct nvfab_ctrl *ctrl)
 {
 	struct queue_limits lim = queue_limits_start_update(ctrl->admin_q);
 
-	lim.max_hw_sectors = ctrl->max_hw_sectors;
-	lim.max_segments = USHRT_MAX;
+	nvfab_transport_limits(ctrl, &lim);
 	return queue_limits_commit_update(ctrl->admin_q, &lim);
 }
 
@@ -159,6 +158,9 @@ static int nvfab_init_identify(struct nvfab_ctrl *ctrl)
 	ctrl->oncs = info.oncs;
 	ctrl->vwc = info.vwc;
 	ctrl->max_hw_sectors = info.max_hw_sectors;
+	if (ctrl->max_transfer_sectors)
+		ctrl->max_hw_sectors = min(ctrl->max_hw_sectors,
+					   ctrl->max_transfer_sectors);
 	ret = nvfab_set_admin_limits(ctrl);
 	if (ret)
 		goto out_free;
@@ -268,7 +270,7 @@ static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 	set->ops = ctrl->ops->admin_mq_ops;
 	set->queue_depth = NVME_AQ_MQ_TAG_DEPTH;
 	set->reserved_tags = NVFAB_ADMIN_RESERVED;
-	set->numa_node = NUMA_NO_NODE;
+	set->numa_node = ctrl->numa_node;
 	set->cmd_size = ctrl->ops->cmd_size;
 	set->driver_data = ctrl;
 	set->nr_hw_queues = 1;
@@ -317,7 +319,7 @@ static int nvfab_alloc_io_tagset(struct nvfab_ctrl *ctrl)
 	set->ops = ctrl->ops->io_mq_ops;
 	set->queue_depth = ctrl->sqsize + 1;
 	set->reserved_tags = NVFAB_IO_RESERVED;
-	set->numa_node = NUMA_NO_NODE;
+	set->numa_node = ctrl->numa_node;
 	set->flags = NVFAB_BLK_MQ_F_MERGE;
 	if (ctrl->ops->blocking)
 		set->flags |= BLK_MQ_F_BLOCKING;

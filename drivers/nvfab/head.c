@@ -515,7 +515,9 @@ int nvfab_mpath_add_ns(struct nvfab_ns *ns, struct nvfab_ns_ids *ids)
 	snprintf(ns->disk->disk_name, DISK_NAME_LEN, "nvfab%dc%dn%d",
 		 subsys->instance, ctrl->instance, head->instance);
 	ns->path.slot = ctrl->slot;
-	ns->path.numa_node = dev_to_node(ctrl->device);
+	/* the transport's device node (RDMA), else the controller's */
+	ns->path.numa_node = ctrl->numa_node != NUMA_NO_NODE ?
+			     ctrl->numa_node : dev_to_node(ctrl->device);
 	ns->path.inflight = &ctrl->mp_inflight;
 	mutex_unlock(&subsys->lock);
 	return 0;

@@ -222,8 +222,7 @@ static void nvfab_ns_set_limits(struct nvfab_ns *ns, struct nvme_id_ns *id,
 	lim->logical_block_size = bs;
 	lim->physical_block_size = bs;
 	lim->io_min = bs;
-	lim->max_hw_sectors = ctrl->max_hw_sectors;
-	lim->max_segments = USHRT_MAX;
+	nvfab_transport_limits(ctrl, lim);
 	lim->dma_alignment = 3;
 	if (ctrl->vwc & NVME_CTRL_VWC_PRESENT)
 		lim->features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;

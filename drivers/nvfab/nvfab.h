@@ -123,6 +123,29 @@ int nvfab_parse_reconnect_delay(const char *buf, unsigned int *delay);
 #endif
 extern const struct attribute_group *nvfab_ctrl_attr_groups[];
 
+/**
+ * nvfab_transport_limits() - the data limits of a controller's queues
+ * @ctrl: the controller
+ * @lim: the limits of one of its queues, changed in place
+ *
+ * MDTS (capped by what the transport can map) and the segments and the
+ * virtual boundary the transport needs; without transport limits, any
+ * number of segments.
+ *
+ * Context: any context.
+ */
+static inline void nvfab_transport_limits(struct nvfab_ctrl *ctrl,
+					  struct queue_limits *lim)
+{
+	lim->max_hw_sectors = ctrl->max_hw_sectors;
+	lim->max_segments = ctrl->max_segments ? ctrl->max_segments :
+						 USHRT_MAX;
+	if (ctrl->virt_boundary_mask) {
+		lim->virt_boundary_mask = ctrl->virt_boundary_mask;
+		lim->max_segment_size = UINT_MAX;
+	}
+}
+
 /* identify.c */
 /**
  * struct nvfab_id_info - what nvfab keeps from Identify Controller

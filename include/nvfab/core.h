@@ -212,7 +212,19 @@ struct nvfab_ctrl_ops {
  * @ctrl_config:	CC property as last written
  * @queue_count:	admin queue plus I/O queues in use
  * @sqsize:		I/O queue size, 0's based
- * @max_hw_sectors:	largest transfer, from MDTS (512-byte sectors)
+ * @max_hw_sectors:	largest transfer, from MDTS and
+ *			@max_transfer_sectors (512-byte sectors)
+ * @max_transfer_sectors: largest transfer the transport can map (512-byte
+ *			sectors; 0: no limit), set by the transport before
+ *			the admin queue's tag set is allocated
+ * @max_segments:	data segments per command the transport can map (0:
+ *			no limit), set like @max_transfer_sectors
+ * @virt_boundary_mask:	the transport's virtual boundary (bytes - 1; 0:
+ *			none), e.g. the page size of a memory registration;
+ *			set like @max_transfer_sectors
+ * @numa_node:		NUMA node of the transport's device, for the tag
+ *			sets and the multipath numa selector (NUMA_NO_NODE
+ *			by default: the controller device's node)
  * @ioccsz:		I/O Queue Command Capsule Supported Size (16 bytes)
  * @iorcsz:		I/O Queue Response Capsule Supported Size (16 bytes)
  * @icdoff:		In Capsule Data Offset (16 bytes)
@@ -313,6 +325,10 @@ struct nvfab_ctrl {
 	u32				queue_count;	/* admin + I/O */
 	u32				sqsize;		/* 0's based */
 	u32				max_hw_sectors;
+	u32				max_transfer_sectors;
+	u32				max_segments;
+	unsigned long			virt_boundary_mask;
+	int				numa_node;
 	u32				ioccsz;		/* 16-byte units */
 	u32				iorcsz;
 	u16				icdoff;
