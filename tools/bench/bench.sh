@@ -30,6 +30,9 @@
 #   BENCH_PROFILE  1: in round 1, one more QD32 run per host under perf
 #                  (software cpu-clock sampling, kernel call chains), as
 #                  vm/profile-nvfab.txt and vm/profile-kernel.txt; 0 (default)
+#   BENCH_PIN_CPU  guest CPU of the single-job runs (QD1, QD32, 128k seq;
+#                  default 0; empty: not pinned), so that both hosts and
+#                  nvmet's io_work sit on the same CPU in every run
 #   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../testing/vm/lib.sh
@@ -46,6 +49,7 @@ export NVFAB_BENCH_STALL_RUNTIME=${BENCH_STALL_RUNTIME:-9}
 export NVFAB_BENCH_FLIPS=${BENCH_FLIPS:-8}
 export NVFAB_BENCH_TRACE=${BENCH_TRACE:-1}
 export NVFAB_BENCH_PROFILE=${BENCH_PROFILE:-0}
+export NVFAB_BENCH_PIN_CPU=${BENCH_PIN_CPU-0}
 
 # The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier
 # in PATH, e.g. pyenv's, does not see dist-packages).

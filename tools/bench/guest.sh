@@ -34,7 +34,8 @@
 #   ("8 150": path 1 and path 2 for lb),
 #   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts;
 #   the ANA run lasts as long as its flips need), NVFAB_BENCH_FLIPS (8),
-#   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
+#   NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
+#   pinned), NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
 #   round 1, one more QD32 run per host under "perf record -a" with
@@ -70,6 +71,12 @@ PROFILE=${NVFAB_BENCH_PROFILE:-0}
 PROFILE_HZ=499		# perf samples per second and CPU
 CPU_EVERY=${NVFAB_BENCH_CPU_EVERY:-0.25}	# seconds between /proc/stat samples
 QD32_JOBS=4		# fio jobs of qd32-jobs (4 x QD8); the guest has 2 vCPUs
+# The single-job runs (QD1, QD32, 128k seq) run on this CPU (empty: where
+# the scheduler puts them). The host's queue for it, the queue's io_cpu and
+# nvmet-tcp's io_work for that connection (on the socket's sk_incoming_cpu,
+# the CPU the host sends from) then sit on the same CPU in every run and
+# for both hosts, instead of wherever fio happened to start.
+PIN_CPU=${NVFAB_BENCH_PIN_CPU-0}
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
 RECONNECT_DELAY=1
@@ -497,13 +504,15 @@ block_single() {
 		disconnect
 		return 1
 	fi
-	job qd1 --rw=randread --bs=4k --iodepth=1
-	job qd32 --rw=randread --bs=4k --iodepth=32
+	local -a pin=()
+	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
+	job qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
+	job qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
 	# QD32 again, as more fio jobs than the guest has CPUs
 	job qd32-jobs --rw=randread --bs=4k --iodepth=$((32 / QD32_JOBS)) \
 		--numjobs="$QD32_JOBS" --group_reporting
-	job seq128k --rw=read --bs=128k --iodepth=8
-	profile_job qd32 --rw=randread --bs=4k --iodepth=32
+	job seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
+	profile_job qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
 	disconnect
 }
 
