@@ -840,11 +840,6 @@ static int nvfab_rdma_init_admin_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 	return 0;
 }
 
-static void nvfab_rdma_map_queues(struct blk_mq_tag_set *set)
-{
-	nvfab_map_queues(set);
-}
-
 static const struct blk_mq_ops nvfab_rdma_mq_ops = {
 	.queue_rq	= nvfab_rdma_queue_rq,
 	.complete	= nvfab_rdma_complete_rq,
@@ -852,7 +847,7 @@ static const struct blk_mq_ops nvfab_rdma_mq_ops = {
 	.exit_request	= nvfab_rdma_exit_request,
 	.init_hctx	= nvfab_rdma_init_hctx,
 	.timeout	= nvfab_rdma_timeout,
-	.map_queues	= nvfab_rdma_map_queues,
+	.map_queues	= nvfab_map_queues,
 	.poll		= nvfab_rdma_poll,
 };
 

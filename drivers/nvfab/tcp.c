@@ -1802,11 +1802,6 @@ static int nvfab_tcp_init_admin_hctx(struct blk_mq_hw_ctx *hctx, void *data,
 	return 0;
 }
 
-static void nvfab_tcp_map_queues(struct blk_mq_tag_set *set)
-{
-	nvfab_map_queues(set);
-}
-
 static const struct blk_mq_ops nvfab_tcp_mq_ops = {
 	.queue_rq	= nvfab_tcp_queue_rq,
 	.commit_rqs	= nvfab_tcp_commit_rqs,
@@ -1814,7 +1809,7 @@ static const struct blk_mq_ops nvfab_tcp_mq_ops = {
 	.init_request	= NVFAB_INIT_REQUEST(nvfab_tcp_init_request),
 	.init_hctx	= nvfab_tcp_init_hctx,
 	.timeout	= nvfab_tcp_timeout,
-	.map_queues	= nvfab_tcp_map_queues,
+	.map_queues	= nvfab_map_queues,
 	.poll		= nvfab_tcp_poll,
 };
 
