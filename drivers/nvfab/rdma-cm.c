@@ -99,8 +99,9 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_rdma_cm_status_name);
  *
  * Context: any context.
  * Return: 0; -ENODATA when there is no NVMe/RDMA private data (the reject
- * came from the CM or the transport, not from NVMe); -EPROTO when RECFMT
- * is not 0.
+ * came from the CM or the transport, not from NVMe: a consumer-defined
+ * reject that carries no data arrives as zeros, and STS 0 is not a status);
+ * -EPROTO when RECFMT is not 0.
  */
 int nvfab_rdma_cm_decode_reject(const void *data, u8 len, u16 *sts)
 {
@@ -110,6 +111,8 @@ int nvfab_rdma_cm_decode_reject(const void *data, u8 len, u16 *sts)
 		return -ENODATA;
 	if (le16_to_cpu(rej->recfmt) != NVME_RDMA_CM_FMT_1_0)
 		return -EPROTO;
+	if (!rej->sts)
+		return -ENODATA;
 	*sts = le16_to_cpu(rej->sts);
 	return 0;
 }
@@ -216,6 +219,12 @@ static int nvfab_rdma_cm_wait(struct nvfab_rdma_queue *queue, int ret,
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
 	unsigned long left, tmo = msecs_to_jiffies(NVFAB_RDMA_CM_TIMEOUT_MS * 2);
 
+	if (ret == -ECONNREFUSED) {
+		/* iWARP connects over TCP at once: a reset from the peer */
+		dev_err(ctrl->device, "queue %d: %s refused: nothing listens at the address\n",
+			queue->qid, what);
+		return ret;
+	}
 	if (ret) {
 		dev_err(ctrl->device, "queue %d: %s failed to start: %d\n",
 			queue->qid, what, ret);

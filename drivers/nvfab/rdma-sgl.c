@@ -111,9 +111,7 @@ static void nvfab_rdma_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct nvfab_rdma_request *req = container_of(wc->wr_cqe,
 					struct nvfab_rdma_request, reg_cqe);
 
-	if (unlikely(wc->status != IB_WC_SUCCESS))
-		nvfab_rdma_queue_error(req->queue, "memory registration failed: %s",
-				       ib_wc_status_msg(wc->status));
+	nvfab_rdma_wc_ok(req->queue, wc, "memory registration");
 }
 
 static int nvfab_rdma_map_keyed(struct nvfab_rdma_queue *queue,

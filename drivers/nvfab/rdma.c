@@ -209,12 +209,28 @@ static void nvfab_rdma_put_req(struct nvfab_rdma_request *req)
 		nvfab_try_complete_req(rq, req->status, req->result);
 }
 
-static bool nvfab_rdma_wc_ok(struct nvfab_rdma_queue *queue, struct ib_wc *wc,
-			     const char *what)
+/**
+ * nvfab_rdma_wc_ok() - check the status of a work completion
+ * @queue: the queue the work request was posted on
+ * @wc: the completion
+ * @what: the work request, for the log ("send", "receive", ...)
+ *
+ * An error status starts the queue's error recovery. A flush means that
+ * the QP has left RTS: expected while the queue is stopped (which clears
+ * NVFAB_RDMA_Q_LIVE first), a failure of the link or the device otherwise,
+ * whose cause may have been reported on another work request or only as a
+ * QP event.
+ *
+ * Context: CQ polling context (softirq, or the poller for IB_POLL_DIRECT).
+ * Return: true when @wc succeeded.
+ */
+bool nvfab_rdma_wc_ok(struct nvfab_rdma_queue *queue, struct ib_wc *wc,
+		      const char *what)
 {
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
-	if (wc->status != IB_WC_WR_FLUSH_ERR)
+	if (wc->status != IB_WC_WR_FLUSH_ERR ||
+	    test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
 		nvfab_rdma_queue_error(queue, "%s failed: %s (%d)", what,
 				       ib_wc_status_msg(wc->status),
 				       wc->status);
@@ -352,6 +368,30 @@ static void nvfab_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 /* ---- queue resources ---- */
 
+/*
+ * Asynchronous QP events (IBA 11.6.3): the affiliated errors put the QP in
+ * the error state, so the queue is recovered at once instead of waiting
+ * for its flushed completions or for keep-alive. Called by the provider in
+ * any context, up to the QP's destruction.
+ */
+static void nvfab_rdma_qp_event(struct ib_event *ev, void *context)
+{
+	struct nvfab_rdma_queue *queue = context;
+
+	switch (ev->event) {
+	case IB_EVENT_QP_FATAL:
+	case IB_EVENT_QP_REQ_ERR:
+	case IB_EVENT_QP_ACCESS_ERR:
+		nvfab_rdma_queue_error(queue, "QP event: %s",
+				       ib_event_msg(ev->event));
+		break;
+	default:
+		dev_dbg(queue->ctrl->ctrl.device, "queue %d: QP event %s\n",
+			queue->qid, ib_event_msg(ev->event));
+		break;
+	}
+}
+
 static int nvfab_rdma_alloc_qe(struct ib_device *ibdev,
 			       struct nvfab_rdma_qe *qe, size_t len,
 			       enum dma_data_direction dir)
@@ -467,7 +507,8 @@ int nvfab_rdma_create_qp(struct nvfab_rdma_queue *queue)
 		goto out_put_dev;
 	}
 
-	attr.event_handler = NULL;
+	attr.event_handler = nvfab_rdma_qp_event;
+	attr.qp_context = queue;
 	attr.cap.max_send_wr = send_wr;
 	attr.cap.max_recv_wr = recv_wr;
 	attr.cap.max_send_sge = 1 + queue->device->num_inline_segments;

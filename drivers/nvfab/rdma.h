@@ -175,9 +175,11 @@ int nvfab_rdma_cm_connect(struct nvfab_rdma_queue *queue);
 void nvfab_rdma_cm_disconnect(struct nvfab_rdma_queue *queue);
 void nvfab_rdma_cm_destroy(struct nvfab_rdma_queue *queue);
 
-/* rdma.c, for rdma-cm.c */
+/* rdma.c, for rdma-cm.c and rdma-sgl.c */
 int nvfab_rdma_create_qp(struct nvfab_rdma_queue *queue);
 void nvfab_rdma_destroy_qp(struct nvfab_rdma_queue *queue);
+bool nvfab_rdma_wc_ok(struct nvfab_rdma_queue *queue, struct ib_wc *wc,
+		      const char *what);
 void nvfab_rdma_queue_error(struct nvfab_rdma_queue *queue, const char *fmt,
 			    ...) __printf(2, 3);
 
