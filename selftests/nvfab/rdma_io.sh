@@ -21,7 +21,8 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 command -v rdma >/dev/null || ksft_skip_all "rdma (iproute2) missing"
-modprobe -n rdma_rxe 2>/dev/null || ksft_skip_all "no rdma_rxe module"
+modprobe -n "$(rdma_provider_module)" 2>/dev/null ||
+	ksft_skip_all "no $(rdma_provider_module) module"
 modprobe -n nvmet-rdma 2>/dev/null || ksft_skip_all "no nvmet-rdma module"
 ktap_header
 ktap_set_plan 29
@@ -38,7 +39,7 @@ fio_verify() { # dev name [extra fio args]
 
 dmesg_canary_start
 topo_up 1 && nvmet_setup 1
-ktap_check "rxe device $RDMA_DEV on $RDMA_IF ($RDMA_ADDR)" rdma_up
+ktap_check "$RDMA_PROVIDER device $RDMA_DEV on $RDMA_IF ($RDMA_ADDR)" rdma_up
 ktap_check "nvmet-rdma port on $RDMA_ADDR:$NVMET_TRSVCID" rdma_nvmet_port
 ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-rdma
 
@@ -86,9 +87,12 @@ refused() {
 	m=$(dmesg_mark)
 	err=$(rdma_write "transport=rdma,traddr=$RDMA_ADDR,trsvcid=4421,nqn=$NVMET_NQN") && return 1
 	ktap_diag "port 4421: $err"
-	test "$(nvfab_ctrl_count)" = 0 && dmesg_has_since "$m" "connect rejected"
+	# RoCE: the peer's CM rejects; iWARP: the TCP connect is reset
+	test "$(nvfab_ctrl_count)" = 0 &&
+		{ dmesg_has_since "$m" "connect rejected" ||
+			dmesg_has_since "$m" "connect refused"; }
 }
-ktap_check "no listener: refused, 'connect rejected' logged, nothing left" refused
+ktap_check "no listener: refused, logged, nothing left" refused
 # The target refuses the Connect command: an NQN it does not export.
 bad_nqn() {
 	local err
