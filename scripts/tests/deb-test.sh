@@ -127,7 +127,8 @@ if [ -f "$deb" ]; then
 	dkms status -m nvfab -v "$VERSION" -k "$kver" | grep -q ': installed' ||
 		{ ktap_diag "not installed for $kver"; st=1; }
 	cmp -s "$SRC/dkms.conf" "$REPO/dkms.conf" || { ktap_diag "$SRC/dkms.conf differs"; st=1; }
-	for m in nvfab-core nvfab-fabrics nvfab-tcp nvfab-rdma nvfab-ps-service-time; do
+	for m in nvfab-core nvfab-fabrics nvfab-tcp nvfab-rdma nvfab-ps-service-time \
+		nvfab-discovery; do
 		ls /lib/modules/"$kver"/updates/dkms/"$m".ko* >/dev/null 2>&1 ||
 			{ ktap_diag "no $m for $kver"; st=1; }
 	done
