@@ -81,7 +81,7 @@ mock_functions() {
 			echo "996.6 cpu 1000 10 500 5000 20 0 30 0 0 0"
 			echo "998.6 cpu 1050 10 530 5100 20 0 50 0 0 0"
 			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0"
-		} >>"$1"
+		} >"$1.part" && mv "$1.part" "$1"
 	}
 	modprobe() { :; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
@@ -190,6 +190,14 @@ mock_functions() {
 			esac
 		done
 		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
+		# job() kills the sampler as soon as fio returns: give the
+		# background stub time to write (up to 2 s on a busy machine)
+		if [ -r "$PROC_STAT" ] && [ -z "$lat" ]; then
+			for ((i = 0; i < 100; i++)); do
+				[ -s "$OUT/cpu-$INIT-$ROUND-$name.txt" ] && break
+				command sleep 0.02
+			done
+		fi
 		printf '{"timestamp_ms":1000000,"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"runtime":4000,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
