@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# tools/bench/bench.sh: nvfab vs the in-kernel NVMe/TCP host in one
-# stock-kernel guest run (nvfab installed by DKMS), same nvmet target, same
-# fio jobs, interleaved rounds. Prints the ratio table and writes, under
-# build/bench/<timestamp>/ (linked as build/bench/latest):
+# tools/bench/bench.sh: nvfab vs the in-kernel NVMe/TCP host (NVMe/RDMA on
+# soft RoCE in the rdma set) in one stock-kernel guest run (nvfab installed
+# by DKMS), same nvmet target, same fio jobs, interleaved rounds. Prints the
+# ratio table and writes, under build/bench/<timestamp>/ (linked as
+# build/bench/latest):
 #   table.txt     the table            summary.json  the same, for machines
 #   ratios.png    the ratios as a bar chart, with goals and spread (only
 #                 the rows with data)
@@ -17,8 +18,10 @@
 #   BENCH_ROUNDS   rounds, each running both hosts (default 3)
 #   BENCH_RUNTIME  seconds per steady fio job (default 5)
 #   BENCH_SETS     scenario sets (default "single mpath"); words of:
-#                  single (QD1, QD32, 128k seq on one path), mpath (= sym
-#                  asym lb ana cut), sym, asym, lb, ana, cut; see guest.sh
+#                  single (QD1, QD32, 128k seq on one path), rdma (QD1,
+#                  QD32, 128k seq over rxe: nvfab-rdma vs nvme-rdma),
+#                  mpath (= sym asym lb ana cut), sym, asym, lb, ana, cut;
+#                  see guest.sh
 #   BENCH_DELAYS   netem delays of path 2 in ms for asym (default "1 30")
 #   BENCH_LB_DELAYS  netem delays of path 1 and path 2 in ms for lb
 #                  (default "8 150")
@@ -30,8 +33,9 @@
 #   BENCH_PROFILE  1: in round 1, one more QD32 run per host under perf
 #                  (software cpu-clock sampling, kernel call chains), as
 #                  vm/profile-nvfab.txt and vm/profile-kernel.txt; 0 (default)
-#   BENCH_PIN_CPU  guest CPU of the single-job runs (QD1, QD32, 128k seq;
-#                  default 0; empty: not pinned), so that both hosts and
+#   BENCH_PIN_CPU  guest CPU of the single-job runs (QD1, QD32, 128k seq,
+#                  those of the rdma set too; default 0; empty: not
+#                  pinned), so that both hosts and
 #                  nvmet's io_work sit on the same CPU in every run
 #   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail

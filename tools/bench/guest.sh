@@ -5,11 +5,13 @@
 # nvfab (DKMS modules) and the in-kernel nvme-tcp host, interleaved A/B for
 # $ROUNDS rounds (the order alternates every round), against one nvmet-tcp
 # target on null_blk in its own network namespace, reached over two paths,
-# with the same fio jobs. Writes one JSON line per fio run to
-# $OUT/bench.jsonl (tools/bench/fio2jsonl.py); report.py turns them into
-# ratios.
+# with the same fio jobs (the rdma set: nvfab-rdma and nvme-rdma against an
+# nvmet-rdma port on soft RoCE, same subsystem). Writes one JSON line per
+# fio run to $OUT/bench.jsonl (tools/bench/fio2jsonl.py); report.py turns
+# them into ratios.
 #
-# Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"):
+# Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"; the
+# blocks run in the order single, rdma, mpath in each round):
 #   single  one controller on path 1: 4k randread QD1 and QD32, QD32 as
 #           $QD32_JOBS fio jobs of QD8 (more jobs than vCPUs), 128k seq read;
 #           every steady job also measures the guest's CPU per I/O
@@ -26,6 +28,11 @@
 #           making the path that carries the I/O inaccessible and the
 #           other optimized; the median flip is the result
 #   cut     the longest I/O latency when path 1's link is cut
+#   rdma    NVMe/RDMA on soft RoCE (rdma_rxe): one controller of each host
+#           over rxe (RDMA_ADDR, nvmet-rdma port RDMA_PORT_ID exporting the
+#           same subsystem): 4k randread QD1 and QD32, 128k seq read, each
+#           with the guest's CPU per I/O (jobs rdma-qd1, rdma-qd32,
+#           rdma-seq128k); not in the default sets
 #
 # Environment (bench.sh maps BENCH_* on the host to these; run-vm.sh only
 # hands NVFAB_* to the guest):
@@ -77,6 +84,19 @@ QD32_JOBS=4		# fio jobs of qd32-jobs (4 x QD8); the guest has 2 vCPUs
 # the CPU the host sends from) then sit on the same CPU in every run and
 # for both hosts, instead of wherever fio happened to start.
 PIN_CPU=${NVFAB_BENCH_PIN_CPU-0}
+# The rdma set, as selftests/nvfab/rdma_lib.sh sets it up: rdma_cm and
+# nvmet-rdma work in init_net only, so a veth pair in init_net carries an
+# rxe device on RDMA_IF, and the nvmet-rdma port listens on RDMA_ADDR,
+# which each host also uses as its source address; rxe loops the traffic
+# back. Nothing of it touches the target netns or the tcp ports, and
+# cleanup removes it.
+RDMA_IF=nvfab-r0
+RDMA_PEER_IF=nvfab-r1
+RDMA_DEV=nvfab_rxe0
+RDMA_ADDR=203.0.113.1
+RDMA_PORT_ID=20
+RDMA_INLINE=4096	# in-capsule data of the nvmet-rdma port
+RDMA_OK=0		# 1 once rdma_setup worked
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
 RECONNECT_DELAY=1
@@ -104,7 +124,36 @@ cleanup() {
 	for d in "$SYS"/class/nvfab/nvfab*; do
 		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller" 2>/dev/null
 	done
+	# nvmet_teardown (in topo_cleanup) removes the rdma port too.
 	topo_cleanup >/dev/null 2>&1
+	rdma_teardown >/dev/null 2>&1
+}
+
+# rdma_setup: the veth pair in init_net, its address, the rxe device on it
+# and the nvmet-rdma port exporting $NVMET_NQN (after nvmet_setup).
+rdma_setup() {
+	local port=$NVMET_CFS/ports/$RDMA_PORT_ID
+
+	modprobe rdma_rxe && modprobe nvmet-rdma || return 1
+	ip link add "$RDMA_IF" type veth peer name "$RDMA_PEER_IF" || return 1
+	ip addr add "$RDMA_ADDR/24" dev "$RDMA_IF" || return 1
+	ip link set "$RDMA_IF" up && ip link set "$RDMA_PEER_IF" up || return 1
+	rdma link add "$RDMA_DEV" type rxe netdev "$RDMA_IF" || return 1
+	mkdir -p "$port" || return 1
+	echo rdma >"$port/addr_trtype" && echo ipv4 >"$port/addr_adrfam" &&
+		echo "$RDMA_ADDR" >"$port/addr_traddr" &&
+		echo "$NVMET_TRSVCID" >"$port/addr_trsvcid" &&
+		echo "$RDMA_INLINE" >"$port/param_inline_data_size" || return 1
+	# in init_net (not the target netns): rdma_cm listens there only
+	ln -s "$NVMET_CFS/subsystems/$NVMET_NQN" "$port/subsystems/$NVMET_NQN"
+}
+
+# rdma_teardown: the rxe device and the veth pair (after nvmet_teardown,
+# which removes the port); unloads nothing. Idempotent.
+rdma_teardown() {
+	rdma link delete "$RDMA_DEV" 2>/dev/null
+	ip link del "$RDMA_IF" 2>/dev/null
+	return 0
 }
 
 want() { [[ $WANT == *" $1 "* ]]; }
@@ -128,20 +177,32 @@ declare -a CT	# CT[path]: controller instance number on that path
 
 # ---- nvfab -----------------------------------------------------------------
 
-# nvfab_connect_path PATH EXTRA: one controller over PATH; sets CT[PATH].
-nvfab_connect_path() {
-	local opts reply n
-	opts="transport=tcp,traddr=$(topo_tgt_addr "$1"),trsvcid=$NVMET_TRSVCID"
-	opts+=",host_traddr=$(topo_host_addr "$1"),nqn=$NVMET_NQN"
-	opts+=",hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=2$2"
+# nvfab_add_ctrl PATH OPTS: write OPTS (and the host identity, 2 I/O
+# queues) to the control node; sets CT[PATH] to the new controller.
+nvfab_add_ctrl() {
+	local reply n
 	exec 3<>"$DEVD/nvfab-fabrics" || return 1
-	printf '%s' "$opts" >&3 || { exec 3>&-; return 1; }
+	printf '%s' "$2,hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=2" >&3 ||
+		{ exec 3>&-; return 1; }
 	reply=$(cat <&3)
 	exec 3>&-
 	n=${reply#instance=}
 	n=${n%%,*}
 	[[ $n =~ ^[0-9]+$ ]] || { log "nvfab connect over path $1: '$reply'"; return 1; }
 	CT[$1]=$n
+}
+
+# nvfab_connect_path PATH EXTRA: one controller over PATH; sets CT[PATH].
+nvfab_connect_path() {
+	local opts
+	opts="transport=tcp,traddr=$(topo_tgt_addr "$1"),trsvcid=$NVMET_TRSVCID"
+	opts+=",host_traddr=$(topo_host_addr "$1"),nqn=$NVMET_NQN"
+	nvfab_add_ctrl "$1" "$opts$2"
+}
+
+# nvfab_connect_rdma: one controller over rxe, as CT[1].
+nvfab_connect_rdma() {
+	nvfab_add_ctrl 1 "transport=rdma,traddr=$RDMA_ADDR,trsvcid=$NVMET_TRSVCID,host_traddr=$RDMA_ADDR,nqn=$NVMET_NQN"
 }
 
 # nvfab_find_head: the subsystem that links controller CT[1], and its head
@@ -192,23 +253,33 @@ kernel_ctrls() {
 	done
 }
 
-# kernel_connect_path PATH ARGS...: nvme connect over PATH; sets CT[PATH]
-# to the controller that the connect added (one connect at a time).
-kernel_connect_path() {
-	local p=$1 c before
-	shift
+# kernel_connect_to PATH TRANSPORT TRADDR HOST_TRADDR ARGS...: nvme
+# connect; sets CT[PATH] to the controller that the connect added (one
+# connect at a time).
+kernel_connect_to() {
+	local p=$1 t=$2 a=$3 w=$4 c before
+	shift 4
 	before=" $(kernel_ctrls | tr '\n' ' ') "
-	nvme connect -t tcp -a "$(topo_tgt_addr "$p")" -s "$NVMET_TRSVCID" \
-		-w "$(topo_host_addr "$p")" -n "$NVMET_NQN" \
+	nvme connect -t "$t" -a "$a" -s "$NVMET_TRSVCID" -w "$w" -n "$NVMET_NQN" \
 		-q "$HOSTNQN" -I "$HOSTID" -i 2 "$@" >/dev/null || return 1
 	for c in $(kernel_ctrls); do
 		[[ $before == *" $c "* ]] && continue
 		CT[p]=$c
 		return 0
 	done
-	log "in-kernel controller of path $p not found"
+	log "in-kernel controller of path $p ($t) not found"
 	return 1
 }
+
+# kernel_connect_path PATH ARGS...: nvme connect over PATH (tcp).
+kernel_connect_path() {
+	local p=$1
+	shift
+	kernel_connect_to "$p" tcp "$(topo_tgt_addr "$p")" "$(topo_host_addr "$p")" "$@"
+}
+
+# kernel_connect_rdma: nvme connect over rxe (nvme-rdma), as CT[1].
+kernel_connect_rdma() { kernel_connect_to 1 rdma "$RDMA_ADDR" "$RDMA_ADDR"; }
 
 # kernel_find_head: with native multipath the disk is the subsystem's
 # nvmeXnY (the per-path nvmeXcYnZ has no node); only one such host is
@@ -248,10 +319,13 @@ disconnect_kernel() {
 
 # ---- both ----------------------------------------------------------------
 
-# connect PATH single|mpath: one more controller of $INIT over PATH.
+# connect PATH single|mpath|rdma: one more controller of $INIT over PATH
+# (rdma: over rxe, as path 1).
 connect() {
 	local opt=
-	if [ "$INIT" = nvfab ]; then
+	if [ "$2" = rdma ]; then
+		"${INIT}_connect_rdma"
+	elif [ "$INIT" = nvfab ]; then
 		[ "$2" = mpath ] && opt=",keep_alive_tmo=$KATO,reconnect_delay=$RECONNECT_DELAY"
 		nvfab_connect_path "$1" "$opt"
 	elif [ "$2" = mpath ]; then
@@ -496,14 +570,19 @@ reset_target() {
 	nvmet_set_ana 2 optimized
 }
 
-block_single() {
+# connect_one single|rdma: CT, DEV and SUBSYS of one new controller of
+# $INIT; on failure, logged and disconnected.
+connect_one() {
 	CT=()
 	DEV='' SUBSYS=''
-	if ! { connect 1 single && wait_until 200 find_head; }; then
-		log "connect $INIT (single) failed"
-		disconnect
-		return 1
-	fi
+	connect 1 "$1" && wait_until 200 find_head && return 0
+	log "connect $INIT ($1) failed"
+	disconnect
+	return 1
+}
+
+block_single() {
+	connect_one single || return 1
 	local -a pin=()
 	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
 	job qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
@@ -513,6 +592,19 @@ block_single() {
 		--numjobs="$QD32_JOBS" --group_reporting
 	job seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	profile_job qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	disconnect
+}
+
+# block_rdma: the rdma set, the single-path jobs over rxe (pinned as those
+# of block_single), named rdma-*.
+block_rdma() {
+	[ "$RDMA_OK" = 1 ] || return 1	# main logged why
+	connect_one rdma || return 1
+	local -a pin=()
+	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
+	job rdma-qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
+	job rdma-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	disconnect
 }
 
@@ -608,11 +700,11 @@ main() {
 	for s in $SETS; do
 		case "$s" in
 		mpath) WANT+="sym asym lb ana cut " ;;
-		single | sym | asym | lb | ana | cut) WANT+="$s " ;;
-		*) log "unknown set '$s' ignored (single mpath sym asym lb ana cut)" ;;
+		single | rdma | sym | asym | lb | ana | cut) WANT+="$s " ;;
+		*) log "unknown set '$s' ignored (single rdma mpath sym asym lb ana cut)" ;;
 		esac
 	done
-	if ! want single && ! want_mpath; then
+	if ! want single && ! want rdma && ! want_mpath; then
 		log "nothing to run (NVFAB_BENCH_SETS='$SETS')"
 		return 1
 	fi
@@ -631,15 +723,25 @@ main() {
 	# Loaded on demand by "echo service-time >iopolicy" too; early here so
 	# that a missing module shows in the log.
 	modprobe nvfab-ps-service-time || log "modprobe nvfab-ps-service-time failed"
+	# The rdma set only: a failure here skips it, not the other sets.
+	if want rdma; then
+		if ! rdma_setup; then
+			log "rdma setup (rxe on $RDMA_IF, nvmet-rdma port $RDMA_PORT_ID) failed: rdma set skipped"
+		elif ! { modprobe nvfab-rdma && modprobe nvme-rdma; }; then
+			log "modprobe nvfab-rdma or nvme-rdma failed: rdma set skipped"
+		else
+			RDMA_OK=1
+		fi
+	fi
 
 	log "rounds $ROUNDS, runtime ${RUNTIME}s, sets:$WANT, delays: $DELAYS ms"
 	t_start=$SECONDS
 	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 		order="nvfab kernel"
 		[ $((ROUND % 2)) = 0 ] && order="kernel nvfab"
-		for block in single mpath; do
-			[ "$block" = single ] && ! want single && continue
+		for block in single rdma mpath; do
 			[ "$block" = mpath ] && ! want_mpath && continue
+			[ "$block" != mpath ] && ! want "$block" && continue
 			for INIT in $order; do
 				log "round $ROUND: $block $INIT ($((SECONDS - t_start)) s)"
 				reset_target

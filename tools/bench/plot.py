@@ -98,7 +98,7 @@ def main(argv=None):
                   "whiskers min..max, blue dashes: goal)", fontsize=8)
     rounds = summary.get("rounds") or []
     g = summary.get("goals", {})
-    ax.set_title("nvfab vs in-kernel NVMe/TCP: %d round(s); goals %d met, "
+    ax.set_title("nvfab vs in-kernel NVMe host: %d round(s); goals %d met, "
                  "%d NOT met; %d row(s) without data not shown" % (
                      len(rounds), g.get("met", 0), g.get("not_met", 0),
                      left_out), fontsize=9)

@@ -73,6 +73,33 @@ def single_rows():
     ]
 
 
+def rdma_rows():
+    """The rdma set: nvfab-rdma / nvme-rdma on soft RoCE (rxe). rxe costs
+    CPU in the TCG guest, so CPU per I/O has goal 1.00 on every row."""
+    g = ("rdma: 1 controller over soft RoCE (rxe), nvfab-rdma / nvme-rdma: "
+         "QD1/QD32 4 KiB randread, 128 KiB seq read; guest CPU time (all "
+         "CPUs) per I/O")
+    return [
+        row("rdma-qd1-mean", g, "rdma QD1 mean latency, nvfab / in-kernel",
+            "lat_mean_us", "us", (NVFAB, "rdma-qd1"), (KERNEL, "rdma-qd1"),
+            "lower", 1.0),
+        row("rdma-qd1-p99", g, "rdma QD1 p99 latency, nvfab / in-kernel",
+            "lat_p99_us", "us", (NVFAB, "rdma-qd1"), (KERNEL, "rdma-qd1"),
+            "lower", 1.0),
+        cpu_row("rdma-qd1-cpu", g, "rdma QD1", "rdma-qd1", 1.0),
+        row("rdma-qd32-iops", g, "rdma QD32 IOPS, nvfab / in-kernel", "iops",
+            "IOPS", (NVFAB, "rdma-qd32"), (KERNEL, "rdma-qd32"), "higher",
+            1.0),
+        cpu_row("rdma-qd32-cpu", g, "rdma QD32", "rdma-qd32", 1.0),
+        row("rdma-seq128k-bw", g,
+            "rdma 128 KiB seq bandwidth, nvfab / in-kernel", "bw_kib",
+            "KiB/s", (NVFAB, "rdma-seq128k"), (KERNEL, "rdma-seq128k"),
+            "higher", 1.0),
+        cpu_row("rdma-seq128k-cpu", g, "rdma 128 KiB seq", "rdma-seq128k",
+                1.0),
+    ]
+
+
 def ana_rows():
     g = ("2 paths: ANA flip stall (the optimized port carrying the I/O -> "
          "inaccessible, the other non-optimized -> optimized; longest I/O "
@@ -175,7 +202,7 @@ def all_rows(runs):
         m = re.match(r"asym(\d+)-", str(r.get("job", "")))
         if m:
             delays.add(int(m.group(1)))
-    return (single_rows() + sym_rows() + asym_rows(sorted(delays)) +
+    return (single_rows() + rdma_rows() + sym_rows() + asym_rows(sorted(delays)) +
             lb_rows() + ana_rows() + cut_rows())
 
 
@@ -286,7 +313,8 @@ def table(results, rounds, source):
     w = max([len(r["title"]) for r in results] + [20])
     head = "%-*s %9s %9s %7s %13s %2s  %s" % (
         w, "A / B", "A", "B", "ratio", "spread", "n", "goal")
-    out = ["nvfab vs in-kernel NVMe/TCP host: %s" % source,
+    out = ["nvfab vs in-kernel NVMe/TCP host (rdma rows: NVMe/RDMA on "
+           "rxe): %s" % source,
            "ratio = A / B per round; median over rounds, spread min..max", "",
            head, "-" * len(head)]
     group = None

@@ -81,12 +81,17 @@ mock_functions() {
 			echo "996.6 cpu 1000 10 500 5000 20 0 30 0 0 0"
 			echo "998.6 cpu 1050 10 530 5100 20 0 50 0 0 0"
 			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0"
-		} >>"$1"
+		} >"$1.part" && mv "$1.part" "$1"
 	}
 	modprobe() { :; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
 	nvmet_setup() { echo "nvmet_setup $*" >>"$EV"; }
 	topo_cleanup() { :; }
+	rdma_setup() {
+		echo "rdma_setup" >>"$EV"
+		[ -z "${MOCK_RDMA_FAIL:-}" ]
+	}
+	rdma_teardown() { echo "rdma_teardown" >>"$EV"; }
 	topo_delay() { echo "delay $*" >>"$EV"; }
 	topo_clear() { :; }
 	timeout() {
@@ -127,6 +132,14 @@ mock_functions() {
 		[ -n "${MOCK_NVFAB_FAIL:-}" ] && return 1
 		echo "nvfab connect $1 opts=$2" >>"$EV"
 		mock_path_disk nvfab "$NEXT" "$1"
+		CT[$1]=$NEXT
+		NEXT=$((NEXT + 1))
+	}
+	# the rdma connect (tcp is nvfab_connect_path's stub): as path 1
+	nvfab_add_ctrl() {
+		[ -n "${MOCK_NVFAB_FAIL:-}" ] && return 1
+		echo "nvfab add $1 opts=$2" >>"$EV"
+		mock_path_disk nvfab "$NEXT" 1
 		CT[$1]=$NEXT
 		NEXT=$((NEXT + 1))
 	}
@@ -190,6 +203,14 @@ mock_functions() {
 			esac
 		done
 		echo "fio $name $INIT $(cat "$SUBSYS/iopolicy") $*" >>"$EV"
+		# job() kills the sampler as soon as fio returns: give the
+		# background stub time to write (up to 2 s on a busy machine)
+		if [ -r "$PROC_STAT" ] && [ -z "$lat" ]; then
+			for ((i = 0; i < 100; i++)); do
+				[ -s "$OUT/cpu-$INIT-$ROUND-$name.txt" ] && break
+				command sleep 0.02
+			done
+		fi
 		printf '{"timestamp_ms":1000000,"jobs":[{"total_err":0,"read":{"iops":%d,"bw":%d,"runtime":4000,"clat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}},"lat_ns":{"max":1e7}}}]}\n' \
 			$((1000 + RANDOM % 100)) 4000 >"$out"
 		if [ -n "$lat" ]; then
@@ -216,18 +237,32 @@ lines() { grep -c "$2" "$TMP/$1/bench.jsonl"; }
 events() { grep -c "$2" "$TMP/$1/events"; }
 
 # 1. Everything, 2 rounds.
-mock_run full
+mock_run full "NVFAB_BENCH_SETS=single rdma mpath"
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round: nvfab 4 + 2 + 2x4 + 4 + 2 + 1 = 21,
-# in-kernel 4 + 2 + 2x3 + 3 + 2 + 1 = 18
-check "full: 78 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 78
+# per round: nvfab 4 + 3 + 2 + 2x4 + 4 + 2 + 1 = 24,
+# in-kernel 4 + 3 + 2 + 2x3 + 3 + 2 + 1 = 21
+check "full: 90 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 90
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
 check "full: nvfab mpath connects with keep_alive_tmo=5,reconnect_delay=1" \
 	test "$(events full 'nvfab connect .*keep_alive_tmo=5,reconnect_delay=1')" = 4
 check "full: nvfab single connects without them" test "$(events full 'nvfab connect 1 opts=$')" = 2
+check "full: nvfab rdma connects over rxe, as path 1, nothing more" \
+	test "$(events full '^nvfab add 1 opts=transport=rdma,traddr=203.0.113.1,trsvcid=4420,host_traddr=203.0.113.1,nqn=[^,]*$')" = 2
+check "full: in-kernel rdma connects over rxe" \
+	test "$(events full 'kernel connect .*-t rdma -a 203.0.113.1 -s 4420 -w 203.0.113.1 ')" = 2
+check "full: rdma set up once, torn down at exit" \
+	test "$(events full '^rdma_setup')" = 1 -a "$(tail -n1 "$TMP/full/events")" = rdma_teardown
+check "full: rdma jobs pinned as the single ones (6 per host)" \
+	test "$(events full 'fio rdma-.*--cpus_allowed=0')" = 12
+check "full: rdma runs between single and mpath" \
+	test "$(grep -o '"job": "[a-z0-9]*' "$TMP/full/bench.jsonl" | sed -n '9,14p' | tr '\n' ' ')" = \
+	'"job": "rdma "job": "rdma "job": "rdma "job": "rdma "job": "rdma "job": "rdma '
+check "full: rdma runs keep the order of their round (round 2: in-kernel first)" \
+	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | grep '"job": "rdma-' | head -n1 | grep -c '"kernel"')" = 1
 check "full: in-kernel mpath connects with -k 5 -c 1" test "$(events full 'kernel connect .*-k 5 -c 1')" = 4
+check "full: in-kernel tcp connects are tcp" test "$(events full 'kernel connect .*-t tcp')" = 6
 # 8 flips per ANA run, alternating: 1 -> 2 on even flips, 2 -> 1 on odd ones
 check "full: 32 ANA flips away from path 1 (2 rounds x 2 hosts x 2 policies x 4)" \
 	test "$(events full 'ana 1 inaccessible')" = 32
@@ -255,17 +290,22 @@ check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" =
 check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
-# CPU per I/O: every steady run (78 - 12 stall runs), from the two
+# CPU per I/O: every steady run (90 - 12 stall runs), from the two
 # samples inside fio's steady run
 check "full: steady runs have CPU figures (50% busy, 2 samples, 2 s)" \
-	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 66
+	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 78
 check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
-check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 66
+check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 78
 check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
 	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
 check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
+check "full: 7 rdma rows" test "$(grep -c '^rdma .*goal' "$TMP/full/report.txt")" = 7
+mock_run default
+check "default sets: single and mpath, no rdma (78 results)" \
+	test "$(wc -l <"$TMP/default/bench.jsonl")" = 78 -a "$(lines default '"job": "rdma-')" = 0 \
+	-a "$(events default rdma_setup)" = 0
 
 # cpu_sampler as the guest runs it: a sample every CPU_EVERY s until
 # killed; none, and at once, without /proc/stat.
@@ -303,6 +343,20 @@ check "no /proc/stat: logged" grep -q 'no CPU sample from /nonexistent/stat (qd1
 python3 "$HERE/report.py" "$TMP/nocpu/bench.jsonl" >"$TMP/nocpu/report.txt" 2>&1
 check "no /proc/stat: CPU rows say why they have no data" \
 	test "$(grep -c 'CPU per I/O (us).*no data (runs without CPU figures' "$TMP/nocpu/report.txt")" = 4
+mock_run rdma NVFAB_BENCH_SETS=rdma NVFAB_BENCH_ROUNDS=1
+check "sets=rdma, 1 round: 6 jobs, all rdma-" \
+	test "$(wc -l <"$TMP/rdma/bench.jsonl")" = 6 -a "$(lines rdma '"job": "rdma-')" = 6
+check "sets=rdma: no tcp connect" test "$(events rdma 'nvfab connect\|-t tcp')" = 0
+python3 "$HERE/report.py" "$TMP/rdma/bench.jsonl" --out "$TMP/rdma" >"$TMP/rdma/report.txt" 2>&1
+check "sets=rdma: 3 CPU per I/O rows, all with data" \
+	test "$(grep -c '^rdma .*CPU per I/O (us).*CPU busy A/B: 50%/50%' "$TMP/rdma/report.txt")" = 3
+mock_run rdmafail "NVFAB_BENCH_SETS=single rdma" MOCK_RDMA_FAIL=1
+check "rdma setup fails: the single set still runs (16), no rdma connect" \
+	test "$(wc -l <"$TMP/rdmafail/bench.jsonl")" = 16 -a "$(lines rdmafail '"job": "rdma-')" = 0 \
+	-a "$(events rdmafail 'opts=transport=rdma\|-t rdma')" = 0
+check "rdma setup fails: logged, guest exits 0" \
+	grep -q 'rdma setup (rxe on nvfab-r0, nvmet-rdma port 20) failed: rdma set skipped' "$TMP/rdmafail/guest.log"
+check "rdma setup fails: torn down all the same" test "$(events rdmafail rdma_teardown)" = 1
 mock_run symcut "NVFAB_BENCH_SETS=sym cut" "NVFAB_BENCH_DELAYS=5"
 check "sets='sym cut': sym1, sym2, cut per host and round (12)" test "$(wc -l <"$TMP/symcut/bench.jsonl")" = 12
 mock_run asym5 NVFAB_BENCH_SETS=asym NVFAB_BENCH_DELAYS=5 NVFAB_BENCH_ROUNDS=1

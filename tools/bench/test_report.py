@@ -51,6 +51,15 @@ def synthetic(rounds=3, drop=(), cpu=True):
         add(K, rnd, "qd32-jobs", iops=39000, **c(50, 100.0))
         add(NV, rnd, "seq128k", bw_kib=900000 * f, **c(300 * f, 97.0))
         add(K, rnd, "seq128k", bw_kib=1000000, **c(250, 96.0))
+        # rdma set: nvfab better on latency and CPU, worse on seq bw
+        add(NV, rnd, "rdma-qd1", lat_mean_us=180 * f, lat_p99_us=400 * f,
+            iops=5500, **c(120 * f, 60.0))
+        add(K, rnd, "rdma-qd1", lat_mean_us=200, lat_p99_us=380, iops=5000,
+            **c(150, 62.0))
+        add(NV, rnd, "rdma-qd32", iops=21000 * f, **c(95 * f, 100.0))
+        add(K, rnd, "rdma-qd32", iops=20000, **c(100, 100.0))
+        add(NV, rnd, "rdma-seq128k", bw_kib=450000 * f, **c(900 * f, 99.0))
+        add(K, rnd, "rdma-seq128k", bw_kib=500000, **c(850, 99.0))
         add(NV, rnd, "sym1", iops=30000 * f)
         add(K, rnd, "sym1", iops=30000)
         add(NV, rnd, "sym2", iops=33000 * f)
@@ -140,6 +149,32 @@ class ReportTest(unittest.TestCase):
                          r" met \(goal <= 1\.00\)  CPU busy A/B: 40%/45%")
         self.assertIn("NOT met (goal <= 0.90)", r.stdout)
         self.assertIn("CPU per I/O: us of guest CPU time per I/O", r.stdout)
+        # rdma set: its own rows, goals 1.00 everywhere (CPU too)
+        self.assertEqual(rows["rdma-qd1-mean"]["status"], "met")   # 0.9
+        self.assertAlmostEqual(rows["rdma-qd1-mean"]["min"], 171 / 200)
+        self.assertAlmostEqual(rows["rdma-qd1-mean"]["max"], 189 / 200)
+        self.assertEqual(rows["rdma-qd1-p99"]["status"], "NOT met")  # 1.05
+        self.assertEqual(rows["rdma-qd1-cpu"]["status"], "met")    # 0.8
+        self.assertEqual(rows["rdma-qd1-cpu"]["cpu_busy_pct"],
+                         {"a": 60.0, "b": 62.0})
+        self.assertEqual(rows["rdma-qd32-iops"]["status"], "met")  # 1.05
+        self.assertEqual(rows["rdma-qd32-cpu"]["goal"], 1.0)
+        self.assertEqual(rows["rdma-qd32-cpu"]["status"], "met")   # 0.95
+        self.assertEqual(rows["rdma-seq128k-bw"]["status"], "NOT met")
+        self.assertEqual(rows["rdma-seq128k-cpu"]["status"], "NOT met")
+        for rid in ("rdma-qd1-mean", "rdma-qd1-p99", "rdma-qd1-cpu",
+                    "rdma-qd32-iops", "rdma-qd32-cpu", "rdma-seq128k-bw",
+                    "rdma-seq128k-cpu"):
+            self.assertEqual(rows[rid]["goal"], 1.0, rid)
+            self.assertTrue(rows[rid]["title"].startswith("rdma "), rid)
+            self.assertEqual(rows[rid]["a"]["job"],
+                             rows[rid]["b"]["job"], rid)
+            self.assertTrue(rows[rid]["a"]["job"].startswith("rdma-"), rid)
+        self.assertRegex(r.stdout, r"rdma QD32 CPU per I/O \(us\), nvfab / "
+                         r"in-kernel +95\.0 +100\.0 +0\.95 +0\.90\.\.1\.00 "
+                         r"+3  met \(goal <= 1\.00\)  CPU busy A/B: "
+                         r"100%/100%")
+        self.assertIn("[rdma: 1 controller over soft RoCE (rxe)", r.stdout)
         self.assertEqual(rows["asym30-st-qd"]["status"], "met")    # 29/15
         self.assertEqual(rows["asym30-st-qd"]["goal"], 1.5)
         self.assertEqual(rows["asym1-st-qd"]["status"], "info")
@@ -194,15 +229,17 @@ class ReportTest(unittest.TestCase):
         r = run_report(j, self.d)
         self.assertEqual(r.returncode, 0, r.stderr)
         s, rows = rows_by_id(self.d)
-        cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu")
+        cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu",
+               "rdma-qd1-cpu", "rdma-qd32-cpu", "rdma-seq128k-cpu")
         for rid in cpu:
             self.assertEqual(rows[rid]["status"], "no data", rid)
             self.assertIn("without CPU figures", rows[rid]["why"])
             self.assertNotIn("cpu_busy_pct", rows[rid])
         self.assertEqual(s["goals"]["no_data"], len(cpu))
         self.assertEqual(r.stdout.count(
-            "no data (runs without CPU figures: an older bench.jsonl"), 4)
+            "no data (runs without CPU figures: an older bench.jsonl"), 7)
         self.assertEqual(rows["qd32-iops"]["status"], "met")
+        self.assertEqual(rows["rdma-qd32-iops"]["status"], "met")
         # CPU figures in one round only: that round alone counts
         lines = synthetic(cpu=False)
         lines = [x for x in lines if x["round"] != 2]
@@ -545,6 +582,23 @@ class PlotRowsTest(unittest.TestCase):
         self.assertEqual([r["id"] for r in plot.drawn_rows(s)],
                          ["qd1-mean", "qd1-p99", "qd32-iops", "qd32j-iops",
                           "seq128k-bw"])
+        # BENCH_SETS=rdma: the rdma rows only, each with a goal
+        s = self.summary([x for x in synthetic()
+                          if x["job"].startswith("rdma-")])
+        drawn = plot.drawn_rows(s)
+        self.assertEqual([r["id"] for r in drawn],
+                         ["rdma-qd1-mean", "rdma-qd1-p99", "rdma-qd1-cpu",
+                          "rdma-qd32-iops", "rdma-qd32-cpu",
+                          "rdma-seq128k-bw", "rdma-seq128k-cpu"])
+        self.assertTrue(all(r["goal"] == 1.0 for r in drawn))
+        self.assertEqual(s["goals"]["no_data"], len(s["rows"]) - 7)
+        # BENCH_SETS="single rdma": both, single's rows first
+        s = self.summary([x for x in synthetic()
+                          if x["job"] in single or
+                          x["job"].startswith("rdma-")])
+        ids = [r["id"] for r in plot.drawn_rows(s)]
+        self.assertEqual(len(ids), 16)
+        self.assertEqual(ids.index("rdma-qd1-mean"), 9)
         self.assertEqual(plot.drawn_rows(self.summary([])), [])
 
     def test_nothing_to_draw(self):
@@ -573,6 +627,8 @@ class PlotTest(unittest.TestCase):
                                     "qd1", "sym2", "cut-round-robin"))),
                                 ("single", [x for x in synthetic()
                                             if x["job"] in ("qd1", "qd32")]),
+                                ("rdma", [x for x in synthetic()
+                                          if x["job"].startswith("rdma-")]),
                                 ("old", synthetic(cpu=False))):
                 j = os.path.join(d, name + ".jsonl")
                 write(j, lines)
