@@ -30,7 +30,7 @@ ktap=$OUT/selftests.ktap
 # NVFAB_STOCK_SELFTESTS replaces that list: check-all.sh's newest-kernel
 # guest (Debian's newest kernel from matrix-image.sh) runs modules.sh and
 # the short demo (demo.sh).
-NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh rdma_io.sh rdma_recovery.sh hostile.sh persist.sh udev.sh"} \
+NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh rdma_io.sh rdma_mpath.sh rdma_recovery.sh hostile.sh persist.sh udev.sh"} \
 	timeout 1800 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"
