@@ -182,10 +182,10 @@ else
 	stock_ok=0
 fi
 
-# Guest limits: the selftests take 35 to 60 minutes of TCG time, plus
-# about 8 for rdma_io.sh.
-export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-4900}
-export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-5500}
+# Guest limits: the selftests take 50 to 75 minutes of TCG time, about 20
+# of them the rdma tests (rdma_io, rdma_mpath, rdma_recovery, rdma_siw).
+export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-5400}
+export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-6000}
 
 step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # Under KASAN, lockdep and kmemleak hostile.sh runs the scenarios where a
