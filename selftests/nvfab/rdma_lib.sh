@@ -160,6 +160,16 @@ rdma_wire_restore() {
 	tc qdisc del dev "$RDMA_W_TIF" root
 }
 
+# rdma_wire_diag: the QPs (with the GSI QP 1 that carries the CM's MADs)
+# and the counters of both devices, as diagnostics.
+rdma_wire_diag() {
+	local d
+	for d in "$RDMA_W_HDEV" "$RDMA_W_TDEV"; do
+		rdma resource show qp link "$d/1" 2>&1 | sed "s/^/# $d: /"
+		rdma statistic show link "$d/1" 2>&1 | sed "s/^/# $d: /"
+	done
+}
+
 # rdma_wire_nvmet_port: an nvmet port on the target's end.
 rdma_wire_nvmet_port() {
 	local port=$NVMET_CFS/ports/$RDMA_W_PORT_ID
