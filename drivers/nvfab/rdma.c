@@ -186,6 +186,25 @@ int nvfab_rdma_check_rsp(bool found, bool responded, bool with_inv,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_rdma_check_rsp);
 
+/**
+ * nvfab_rdma_wc_is_error() - does a completion status break the queue?
+ * @status: the work completion's status
+ * @live: the queue is live (NVFAB_RDMA_Q_LIVE)
+ *
+ * Any error does; a flush (the QP left RTS) does only while the queue is
+ * live: stopping a queue clears NVFAB_RDMA_Q_LIVE before it flushes.
+ *
+ * Context: any context.
+ * Return: true when @status must start error recovery.
+ */
+bool nvfab_rdma_wc_is_error(enum ib_wc_status status, bool live)
+{
+	if (status == IB_WC_SUCCESS)
+		return false;
+	return status != IB_WC_WR_FLUSH_ERR || live;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_rdma_wc_is_error);
+
 /* ---- completions ---- */
 
 static inline struct blk_mq_tags *nvfab_rdma_tags(struct nvfab_rdma_queue *queue)
@@ -229,8 +248,8 @@ bool nvfab_rdma_wc_ok(struct nvfab_rdma_queue *queue, struct ib_wc *wc,
 {
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
-	if (wc->status != IB_WC_WR_FLUSH_ERR ||
-	    test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
+	if (nvfab_rdma_wc_is_error(wc->status,
+				   test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags)))
 		nvfab_rdma_queue_error(queue, "%s failed: %s (%d)", what,
 				       ib_wc_status_msg(wc->status),
 				       wc->status);

@@ -201,5 +201,6 @@ bool nvfab_rdma_use_inline(bool write, u32 len, int nents, u32 inline_max,
 int nvfab_rdma_check_rsp(bool found, bool responded, bool with_inv,
 			 const struct ib_mr *mr, u32 inv_rkey,
 			 const char **why);
+bool nvfab_rdma_wc_is_error(enum ib_wc_status status, bool live);
 
 #endif /* _NVFAB_RDMA_H */

@@ -257,6 +257,40 @@ static void nvfab_rdma_rsp_test(struct kunit *test)
 		KUNIT_EXPECT_NULL(test, why);
 }
 
+/* ---- work completion status ---- */
+
+struct wc_case {
+	const char *desc;
+	enum ib_wc_status status;
+	bool live, error;
+};
+
+static const struct wc_case wc_cases[] = {
+	{ "success on a live queue", IB_WC_SUCCESS, true, false },
+	{ "success on a stopped queue", IB_WC_SUCCESS, false, false },
+	{ "flush on a live queue: the QP left RTS", IB_WC_WR_FLUSH_ERR, true,
+	  true },
+	{ "flush while the queue is stopped", IB_WC_WR_FLUSH_ERR, false,
+	  false },
+	{ "retry counter exceeded", IB_WC_RETRY_EXC_ERR, true, true },
+	{ "retry counter exceeded on a stopped queue", IB_WC_RETRY_EXC_ERR,
+	  false, true },
+	{ "local QP operation error", IB_WC_LOC_QP_OP_ERR, true, true },
+	{ "remote access error", IB_WC_REM_ACCESS_ERR, true, true },
+	{ "local protection error", IB_WC_LOC_PROT_ERR, false, true },
+	{ "general error", IB_WC_GENERAL_ERR, true, true },
+};
+
+KUNIT_ARRAY_PARAM_DESC(wc, wc_cases, desc);
+
+static void nvfab_rdma_wc_test(struct kunit *test)
+{
+	const struct wc_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, nvfab_rdma_wc_is_error(c->status, c->live),
+			c->error);
+}
+
 static struct kunit_case nvfab_rdma_cases[] = {
 	KUNIT_CASE_PARAM(nvfab_rdma_cm_req_test, cm_req_gen_params),
 	KUNIT_CASE_PARAM(nvfab_rdma_reject_test, rej_gen_params),
@@ -264,6 +298,7 @@ static struct kunit_case nvfab_rdma_cases[] = {
 	KUNIT_CASE_PARAM(nvfab_rdma_inline_test, inline_gen_params),
 	KUNIT_CASE_PARAM(nvfab_rdma_use_inline_test, use_inline_gen_params),
 	KUNIT_CASE_PARAM(nvfab_rdma_rsp_test, rsp_gen_params),
+	KUNIT_CASE_PARAM(nvfab_rdma_wc_test, wc_gen_params),
 	{}
 };
 
