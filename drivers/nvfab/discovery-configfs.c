@@ -20,6 +20,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": configfs: " fmt
 
+#include <kunit/visibility.h>
 #include <linux/ctype.h>
 #include <linux/inet.h>
 #include <linux/module.h>
@@ -55,9 +56,20 @@ static struct nvfab_disc_item *to_disc_item(struct config_item *item)
 			    group);
 }
 
-/* The value of a write without its trailing newline, in @buf. */
-static int nvfab_disc_str(const char *page, size_t count, char *buf,
-			  size_t size, const char *what)
+/**
+ * nvfab_disc_str() - a written string setting, checked
+ * @page: what was written
+ * @count: its length
+ * @buf: where the value goes, without a trailing newline, NUL terminated
+ * @size: size of @buf
+ * @what: the attribute's name, for the message
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL (logged) for a value too long for @buf, or with a
+ * NUL, a space or another unprintable byte.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_str(const char *page, size_t count, char *buf,
+				    size_t size, const char *what)
 {
 	size_t len = count;
 
@@ -74,7 +86,8 @@ static int nvfab_disc_str(const char *page, size_t count, char *buf,
 		return -EINVAL;
 	}
 	for (; *buf; buf++) {
-		if (!isgraph(*buf)) {
+		/* ASCII only: the kernel's isgraph() takes Latin-1 too */
+		if (*buf < 0x21 || *buf > 0x7e) {
 			pr_err("%s: only printable characters without spaces\n",
 			       what);
 			return -EINVAL;
@@ -82,6 +95,7 @@ static int nvfab_disc_str(const char *page, size_t count, char *buf,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_str);
 
 static bool nvfab_disc_ip_valid(const char *s)
 {
@@ -127,8 +141,17 @@ static int nvfab_disc_check_io_opts(const char *s)
 	return ret;
 }
 
-/* Check one setting's new value. @field is a copy of it, written. */
-static int nvfab_disc_check_cfg(const char *name, char *val)
+/**
+ * nvfab_disc_check_cfg() - check the new value of one string setting
+ * @name: the attribute (transport, traddr, trsvcid, host_traddr,
+ *	host_iface, hostnqn, hostid, nqn)
+ * @val: the value from nvfab_disc_str(); a port is rewritten in its one
+ *	spelling (no leading zeros), the key the log's entries use
+ *
+ * Context: any.
+ * Return: 0, or -EINVAL (logged).
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_check_cfg(const char *name, char *val)
 {
 	unsigned int port;
 	uuid_t id;
@@ -171,6 +194,7 @@ static int nvfab_disc_check_cfg(const char *name, char *val)
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_check_cfg);
 
 /* The string settings, stored while disabled. */
 #define NVFAB_DISC_STR_ATTR(NAME)					\
@@ -372,9 +396,19 @@ static ssize_t nvfab_disc_match_show(struct config_item *item, char *page)
 	return len;
 }
 
-/* Split a match list on spaces, commas and newlines, each an NQN glob. */
-static struct nvfab_disc_match *nvfab_disc_parse_match(const char *page,
-						       size_t count)
+/**
+ * nvfab_disc_parse_match() - parse a match list
+ * @page: the list: NQN patterns (glob_match() syntax) separated by spaces,
+ *	tabs, commas or newlines
+ * @count: its length, at most NVFAB_DISC_MATCH_MAX
+ *
+ * Context: may sleep.
+ * Return: the patterns (kfree() them), possibly none; ERR_PTR(-EINVAL)
+ * (logged) for a list too long or a pattern that does not start with
+ * "nqn." or is NVFAB_NQN_SIZE bytes or more; ERR_PTR(-ENOMEM).
+ */
+VISIBLE_IF_KUNIT struct nvfab_disc_match *
+nvfab_disc_parse_match(const char *page, size_t count)
 {
 	struct nvfab_disc_match *m;
 	char *copy, *s, *tok;
@@ -410,6 +444,7 @@ static struct nvfab_disc_match *nvfab_disc_parse_match(const char *page,
 	kfree(copy);
 	return m;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_parse_match);
 
 static ssize_t nvfab_disc_match_store(struct config_item *item,
 				      const char *page, size_t count)
@@ -682,7 +717,17 @@ static const struct config_item_type nvfab_disc_item_type = {
 	.ct_owner	= THIS_MODULE,
 };
 
-static bool nvfab_disc_name_valid(const char *name)
+/**
+ * nvfab_disc_name_valid() - may a discovery entry have this name?
+ * @name: the directory name
+ *
+ * The name goes into uevents and kernel log lines: 1..63 characters of
+ * A-Z, a-z, 0-9, '.', '_' and '-'.
+ *
+ * Context: any.
+ * Return: true if it may.
+ */
+VISIBLE_IF_KUNIT bool nvfab_disc_name_valid(const char *name)
 {
 	const char *p;
 
@@ -693,6 +738,7 @@ static bool nvfab_disc_name_valid(const char *name)
 			return false;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_name_valid);
 
 static struct config_group *nvfab_disc_make_item(struct config_group *group,
 						 const char *name)

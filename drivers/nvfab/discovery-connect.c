@@ -19,6 +19,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/glob.h>
 #include <linux/jiffies.h>
@@ -149,6 +150,7 @@ unsigned int nvfab_disc_next_backoff(unsigned int backoff)
 		return min(NVFAB_DISC_BACKOFF_MIN, max);
 	return min(backoff > max / 2 ? max : backoff * 2, max);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_next_backoff);
 
 /**
  * nvfab_disc_policy_wants() - does the connect policy take this subsystem?
@@ -187,6 +189,7 @@ bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
 	rcu_read_unlock();
 	return wants;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_policy_wants);
 
 /**
  * nvfab_disc_uevent() - a discovery event on the discovery controller
@@ -252,7 +255,7 @@ void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect)
 	put_device(ctrl->device);
 }
 
-static bool nvfab_disc_ctrl_gone(struct nvfab_ctrl *ctrl)
+static bool nvfab_disc_io_ctrl_gone(struct nvfab_ctrl *ctrl)
 {
 	switch (nvfab_ctrl_state(ctrl)) {
 	case NVFAB_CTRL_DELETING:
@@ -293,7 +296,7 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 			rec->due = now + nvfab_disc_jitter();
 		}
 		if (rec->state == NVFAB_DISC_REC_CONNECTED && rec->ctrl &&
-		    nvfab_disc_ctrl_gone(rec->ctrl)) {
+		    nvfab_disc_io_ctrl_gone(rec->ctrl)) {
 			nvfab_disc_drop_rec_ctrl(rec, false);
 			rec->backoff = nvfab_disc_next_backoff(rec->backoff);
 			rec->due = now + rec->backoff * HZ;
@@ -324,22 +327,57 @@ out_unlock:
 	mutex_unlock(&disc->lock);
 }
 
+/*
+ * Options that only NVMe/TCP takes: an entry may list subsystems of
+ * another transport than its discovery controller, and nvfab-rdma
+ * refuses these (-EINVAL), so they are left out of an RDMA connect.
+ */
+static bool nvfab_disc_tcp_only(const char *opt)
+{
+	return !strcmp(opt, "hdr_digest") || !strcmp(opt, "data_digest");
+}
+
 /* The connect string of an I/O controller for @e. */
 static char *nvfab_disc_io_opts(struct nvfab_disc *disc,
 				const struct nvfab_disc_entry *e)
 {
 	const struct nvfab_disc_cfg *c = &disc->root->cfg;
+	bool tcp = e->trtype == NVMF_TRTYPE_TCP;
+	char *buf, *opts, *o, *p;
+	size_t len;
 
-	return kasprintf(GFP_KERNEL,
-			 "nqn=%s,transport=%s,traddr=%s%s%s%s%s%s%s%s%s%s%s%s%s",
-			 e->subnqn, nvfab_disc_trtype_name(e->trtype),
-			 e->traddr,
-			 *e->trsvcid ? ",trsvcid=" : "", e->trsvcid,
-			 *c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
-			 *c->host_iface ? ",host_iface=" : "", c->host_iface,
-			 *c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
-			 *c->hostid ? ",hostid=" : "", c->hostid,
-			 *c->connect_opts ? "," : "", c->connect_opts);
+	opts = kstrdup(c->connect_opts, GFP_KERNEL);
+	buf = kasprintf(GFP_KERNEL,
+			"nqn=%s,transport=%s,traddr=%s%s%s%s%s%s%s%s%s%s%s",
+			e->subnqn, nvfab_disc_trtype_name(e->trtype),
+			e->traddr,
+			*e->trsvcid ? ",trsvcid=" : "", e->trsvcid,
+			*c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
+			*c->host_iface && tcp ? ",host_iface=" : "",
+			tcp ? c->host_iface : "",
+			*c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
+			*c->hostid ? ",hostid=" : "", c->hostid);
+	if (!opts || !buf)
+		goto out_free;
+	len = strlen(buf);
+	/* connect_opts fit NVFAB_DISC_OPTS_MAX; buf gets as much room */
+	p = krealloc(buf, len + 1 + NVFAB_DISC_OPTS_MAX + 1, GFP_KERNEL);
+	if (!p)
+		goto out_free;
+	buf = p;
+	o = opts;
+	while ((p = strsep(&o, ",")) != NULL) {
+		if (!*p || (!tcp && nvfab_disc_tcp_only(p)))
+			continue;
+		len += sprintf(buf + len, ",%s", p);
+	}
+	kfree(opts);
+	return buf;
+
+out_free:
+	kfree(opts);
+	kfree(buf);
+	return NULL;
 }
 
 /**

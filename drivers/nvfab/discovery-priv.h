@@ -307,5 +307,13 @@ unsigned int nvfab_disc_root_inflight(struct nvfab_disc *root,
 /* discovery-configfs.c */
 int nvfab_disc_configfs_init(void);
 void nvfab_disc_configfs_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+int nvfab_disc_str(const char *page, size_t count, char *buf, size_t size,
+		   const char *what);
+int nvfab_disc_check_cfg(const char *name, char *val);
+struct nvfab_disc_match *nvfab_disc_parse_match(const char *page,
+						size_t count);
+bool nvfab_disc_name_valid(const char *name);
+#endif
 
 #endif /* _NVFAB_DISCOVERY_PRIV_H */
