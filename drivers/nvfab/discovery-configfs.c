@@ -196,53 +196,171 @@ VISIBLE_IF_KUNIT int nvfab_disc_check_cfg(const char *name, char *val)
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_check_cfg);
 
-/* The string settings, stored while disabled. */
-#define NVFAB_DISC_STR_ATTR(NAME)					\
-static ssize_t nvfab_disc_##NAME##_show(struct config_item *item,	\
-					char *page)			\
-{									\
-	struct nvfab_disc_item *it = to_disc_item(item);		\
-	ssize_t len;							\
-									\
-	mutex_lock(&it->lock);						\
-	len = sysfs_emit(page, "%s\n", it->cfg.NAME);			\
-	mutex_unlock(&it->lock);					\
-	return len;							\
-}									\
-									\
-static ssize_t nvfab_disc_##NAME##_store(struct config_item *item,	\
-					 const char *page, size_t count) \
-{									\
-	struct nvfab_disc_item *it = to_disc_item(item);		\
-	char val[sizeof(it->cfg.NAME)];					\
-	int ret;							\
-									\
-	ret = nvfab_disc_str(page, count, val, sizeof(val), #NAME);	\
-	if (!ret)							\
-		ret = nvfab_disc_check_cfg(#NAME, val);			\
-	if (ret)							\
-		return ret;						\
-	mutex_lock(&it->lock);						\
-	if (it->disc) {							\
-		pr_err("%s: " #NAME ": write enable=0 first\n",		\
-		       config_item_name(item));				\
-		ret = -EBUSY;						\
-	} else {							\
-		strscpy(it->cfg.NAME, val, sizeof(it->cfg.NAME));	\
-	}								\
-	mutex_unlock(&it->lock);					\
-	return ret ? ret : count;					\
-}									\
-CONFIGFS_ATTR(nvfab_disc_, NAME)
+/*
+ * The string settings, stored while disabled: the field at @off of the
+ * settings, @size bytes, named @name.
+ */
+static ssize_t nvfab_disc_cfg_show(struct config_item *item, char *page,
+				   size_t off)
+{
+	struct nvfab_disc_item *it = to_disc_item(item);
+	ssize_t len;
 
-NVFAB_DISC_STR_ATTR(transport);
-NVFAB_DISC_STR_ATTR(traddr);
-NVFAB_DISC_STR_ATTR(trsvcid);
-NVFAB_DISC_STR_ATTR(host_traddr);
-NVFAB_DISC_STR_ATTR(host_iface);
-NVFAB_DISC_STR_ATTR(hostnqn);
-NVFAB_DISC_STR_ATTR(hostid);
-NVFAB_DISC_STR_ATTR(nqn);
+	mutex_lock(&it->lock);
+	len = sysfs_emit(page, "%s\n", (char *)&it->cfg + off);
+	mutex_unlock(&it->lock);
+	return len;
+}
+
+/* The largest string setting, NUL included. */
+#define NVFAB_DISC_CFG_STR_MAX	NVFAB_TRADDR_SIZE
+
+static ssize_t nvfab_disc_cfg_store(struct config_item *item,
+				    const char *page, size_t count,
+				    const char *name, size_t off, size_t size)
+{
+	struct nvfab_disc_item *it = to_disc_item(item);
+	char val[NVFAB_DISC_CFG_STR_MAX];
+	int ret;
+
+	if (WARN_ON_ONCE(size > sizeof(val)))
+		return -EINVAL;
+	ret = nvfab_disc_str(page, count, val, size, name);
+	if (!ret)
+		ret = nvfab_disc_check_cfg(name, val);
+	if (ret)
+		return ret;
+	mutex_lock(&it->lock);
+	if (it->disc) {
+		pr_err("%s: %s: write enable=0 first\n",
+		       config_item_name(item), name);
+		ret = -EBUSY;
+	} else {
+		strscpy((char *)&it->cfg + off, val, size);
+	}
+	mutex_unlock(&it->lock);
+	return ret ? ret : count;
+}
+
+static ssize_t nvfab_disc_transport_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, transport));
+}
+
+static ssize_t nvfab_disc_transport_store(struct config_item *item,
+					  const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "transport",
+				    offsetof(struct nvfab_disc_cfg, transport),
+				    sizeof_field(struct nvfab_disc_cfg, transport));
+}
+CONFIGFS_ATTR(nvfab_disc_, transport);
+
+static ssize_t nvfab_disc_traddr_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, traddr));
+}
+
+static ssize_t nvfab_disc_traddr_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "traddr",
+				    offsetof(struct nvfab_disc_cfg, traddr),
+				    sizeof_field(struct nvfab_disc_cfg, traddr));
+}
+CONFIGFS_ATTR(nvfab_disc_, traddr);
+
+static ssize_t nvfab_disc_trsvcid_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, trsvcid));
+}
+
+static ssize_t nvfab_disc_trsvcid_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "trsvcid",
+				    offsetof(struct nvfab_disc_cfg, trsvcid),
+				    sizeof_field(struct nvfab_disc_cfg, trsvcid));
+}
+CONFIGFS_ATTR(nvfab_disc_, trsvcid);
+
+static ssize_t nvfab_disc_host_traddr_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, host_traddr));
+}
+
+static ssize_t nvfab_disc_host_traddr_store(struct config_item *item,
+					    const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "host_traddr",
+				    offsetof(struct nvfab_disc_cfg, host_traddr),
+				    sizeof_field(struct nvfab_disc_cfg, host_traddr));
+}
+CONFIGFS_ATTR(nvfab_disc_, host_traddr);
+
+static ssize_t nvfab_disc_host_iface_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, host_iface));
+}
+
+static ssize_t nvfab_disc_host_iface_store(struct config_item *item,
+					   const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "host_iface",
+				    offsetof(struct nvfab_disc_cfg, host_iface),
+				    sizeof_field(struct nvfab_disc_cfg, host_iface));
+}
+CONFIGFS_ATTR(nvfab_disc_, host_iface);
+
+static ssize_t nvfab_disc_hostnqn_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, hostnqn));
+}
+
+static ssize_t nvfab_disc_hostnqn_store(struct config_item *item,
+					const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "hostnqn",
+				    offsetof(struct nvfab_disc_cfg, hostnqn),
+				    sizeof_field(struct nvfab_disc_cfg, hostnqn));
+}
+CONFIGFS_ATTR(nvfab_disc_, hostnqn);
+
+static ssize_t nvfab_disc_hostid_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, hostid));
+}
+
+static ssize_t nvfab_disc_hostid_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "hostid",
+				    offsetof(struct nvfab_disc_cfg, hostid),
+				    sizeof_field(struct nvfab_disc_cfg, hostid));
+}
+CONFIGFS_ATTR(nvfab_disc_, hostid);
+
+static ssize_t nvfab_disc_nqn_show(struct config_item *item, char *page)
+{
+	return nvfab_disc_cfg_show(item, page,
+				   offsetof(struct nvfab_disc_cfg, nqn));
+}
+
+static ssize_t nvfab_disc_nqn_store(struct config_item *item,
+				    const char *page, size_t count)
+{
+	return nvfab_disc_cfg_store(item, page, count, "nqn",
+				    offsetof(struct nvfab_disc_cfg, nqn),
+				    sizeof_field(struct nvfab_disc_cfg, nqn));
+}
+CONFIGFS_ATTR(nvfab_disc_, nqn);
 
 static ssize_t nvfab_disc_kato_show(struct config_item *item, char *page)
 {
@@ -326,8 +444,9 @@ static ssize_t nvfab_disc_connect_show(struct config_item *item, char *page)
 {
 	struct nvfab_disc_item *it = to_disc_item(item);
 
-	return sysfs_emit(page, "%s\n", nvfab_disc_connect_names[
-			  READ_ONCE(it->policy.connect)]);
+	int i = READ_ONCE(it->policy.connect);
+
+	return sysfs_emit(page, "%s\n", nvfab_disc_connect_names[i]);
 }
 
 /* A policy change applies at the next log read, which it asks for. */
@@ -360,8 +479,9 @@ static ssize_t nvfab_disc_disconnect_show(struct config_item *item,
 {
 	struct nvfab_disc_item *it = to_disc_item(item);
 
-	return sysfs_emit(page, "%s\n", nvfab_disc_disconnect_names[
-			  READ_ONCE(it->policy.disconnect)]);
+	int i = READ_ONCE(it->policy.disconnect);
+
+	return sysfs_emit(page, "%s\n", nvfab_disc_disconnect_names[i]);
 }
 
 static ssize_t nvfab_disc_disconnect_store(struct config_item *item,

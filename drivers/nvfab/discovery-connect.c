@@ -409,10 +409,11 @@ void nvfab_disc_connect_work(struct work_struct *work)
 	disc->nr_connecting--;
 	if (rec->removed) {
 		if (!IS_ERR(ctrl)) {
+			bool ours = READ_ONCE(disc->policy->disconnect) ==
+				    NVFAB_DISC_DISCONNECT_OURS;
+
 			rec->ctrl = ctrl;
-			nvfab_disc_drop_rec_ctrl(rec,
-				READ_ONCE(disc->policy->disconnect) ==
-				NVFAB_DISC_DISCONNECT_OURS);
+			nvfab_disc_drop_rec_ctrl(rec, ours);
 		}
 		kfree(rec);
 	} else if (!IS_ERR(ctrl)) {

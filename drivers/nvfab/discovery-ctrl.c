@@ -368,11 +368,8 @@ static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 			continue;	/* or a duplicate entry of this log */
 		}
 		rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-		if (!rec) {
-			pr_warn_ratelimited("%s: no memory for a log entry\n",
-					    disc->name);
-			continue;
-		}
+		if (!rec)
+			continue;	/* the next read tries again */
 		rec->disc = disc;
 		rec->e = *e;
 		rec->seen = true;
@@ -718,7 +715,8 @@ void nvfab_disc_print(struct nvfab_disc *disc, struct seq_buf *s)
 	list_for_each_entry(rec, &disc->recs, node) {
 		const struct nvfab_disc_entry *e = &rec->e;
 
-		seq_buf_printf(s, "subtype=%s trtype=%s adrfam=%s traddr=%s trsvcid=%s subnqn=%s portid=%u cntlid=%u state=%s ctrl=",
+		seq_buf_printf(s,
+			       "subtype=%s trtype=%s adrfam=%s traddr=%s trsvcid=%s subnqn=%s portid=%u cntlid=%u state=%s ctrl=",
 			       nvfab_disc_subtype_name(e->subtype),
 			       nvfab_disc_trtype_name(e->trtype),
 			       nvfab_disc_adrfam_name(e->adrfam), e->traddr,

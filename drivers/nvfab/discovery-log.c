@@ -44,9 +44,9 @@
  *    entry may carry it or its own unique discovery NQN;
  *  - for TCP, TSAS SECTYPE is none, TLS 1.2 or TLS 1.3. PORTID, ASQSZ and
  *    EFLAGS are copied as sent: every value is defined.
- * What this file does not do yet: duplicate entries are all kept (the
- * future reconciliation keys entries by SUBNQN, TRTYPE, ADRFAM, TRADDR and
- * TRSVCID), and RDMA TSAS is not checked.
+ * Duplicate entries are all kept here; reconciliation (discovery-ctrl.c)
+ * keys entries by SUBTYPE, SUBNQN, TRTYPE, ADRFAM, TRADDR and TRSVCID and
+ * makes one record of each key. RDMA TSAS is not checked.
  *
  * Consistency (nvfab_disc_read_log()): the log may change while it is
  * read in several commands. The header is read, then the entries, then the

@@ -192,6 +192,16 @@ enum nvfab_disc_state {
 /**
  * struct nvfab_disc_stats - counters of one discovery controller
  * (atomic: read without its lock)
+ * @log_reads: log reads started, failed ones included
+ * @log_errors: log reads that failed
+ * @aens: log reads a DLP change AEN asked for
+ * @polls: log reads asked for neither by an AEN nor by a (re)connect
+ * @connects: I/O controllers created
+ * @connect_failures: connects that failed (-EALREADY is not one)
+ * @disconnects: I/O controllers deleted because their entry left the log
+ * @referrals: referrals followed
+ * @entries: usable entries of the last log
+ * @genctr: GENCTR of the last log
  */
 struct nvfab_disc_stats {
 	atomic_t	log_reads;

@@ -64,7 +64,8 @@ load_mods() {
 	for m in "${MODS[@]}"; do
 		nvfab_load "$m" || return 1
 	done
-	test -c /dev/nvfab-fabrics && test -d /sys/kernel/config/nvfab
+	test -c /dev/nvfab-fabrics && test -d /sys/kernel/config/nvfab &&
+		test -d /sys/kernel/config/nvfab/discovery
 }
 
 # boot: run the unit's command; sets RC, OUT, ERR.
@@ -129,7 +130,7 @@ ktap_check "target up: 2 ports" test -e "$NVMET_CFS/ports/2/subsystems/$NVMET_NQ
 modprobe -q configfs 2>/dev/null || true
 mountpoint -q /sys/kernel/config ||
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null
-ktap_check "the modules of modules-load.d load: /dev/nvfab-fabrics and configfs nvfab/" \
+ktap_check "the modules of modules-load.d load: /dev/nvfab-fabrics, configfs nvfab/ and nvfab/discovery/" \
 	load_mods
 good_conf
 boot
@@ -159,7 +160,8 @@ ktap_check "apply again: the same two controllers" test "$(ctrl_names)" = "$ctrl
 
 # --- reboot, with a bad line in the file --------------------------------------
 unload_all() {
-	rmdir "$ENTRY" && nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core
+	rmdir "$ENTRY" &&
+		nvfab_unload nvfab-discovery nvfab-tcp nvfab-fabrics nvfab-core
 }
 fake_reboot() { nvfab_delete_all && unload_all && load_mods; }
 ktap_check "reboot: controllers, entry and modules gone, modules loaded again" \

@@ -94,7 +94,7 @@ nvfab_no_ctrl() { test "$(nvfab_ctrl_count)" = 0; }
 nvfab_tcp_cleanup() {
 	nvfab_clean_dev
 	nvfab_delete_all >/dev/null 2>&1
-	nvfab_unload nvfab-ps-service-time nvfab-tcp nvfab-fabrics nvfab-core \
-		>/dev/null 2>&1
+	nvfab_unload nvfab-discovery nvfab-ps-service-time nvfab-tcp \
+		nvfab-fabrics nvfab-core >/dev/null 2>&1
 	topo_cleanup >/dev/null 2>&1
 }
