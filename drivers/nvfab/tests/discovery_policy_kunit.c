@@ -81,14 +81,18 @@ static void disc_match_test(struct kunit *test)
 		KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(m), "'%s'", c->list);
 		KUNIT_EXPECT_EQ_MSG(test, m->nr, c->nr, "'%s'", c->list);
 		RCU_INIT_POINTER(policy.match, m);
-		if (c->yes)
-			KUNIT_EXPECT_TRUE_MSG(test,
-				nvfab_disc_policy_wants(&policy, c->yes),
-				"'%s' takes %s", c->list, c->yes);
-		if (c->no)
-			KUNIT_EXPECT_FALSE_MSG(test,
-				nvfab_disc_policy_wants(&policy, c->no),
-				"'%s' refuses %s", c->list, c->no);
+		if (c->yes) {
+			bool yes = nvfab_disc_policy_wants(&policy, c->yes);
+
+			KUNIT_EXPECT_TRUE_MSG(test, yes, "'%s' takes %s",
+					      c->list, c->yes);
+		}
+		if (c->no) {
+			bool no = nvfab_disc_policy_wants(&policy, c->no);
+
+			KUNIT_EXPECT_FALSE_MSG(test, no, "'%s' refuses %s",
+					       c->list, c->no);
+		}
 		RCU_INIT_POINTER(policy.match, NULL);
 		kfree(m);
 	}
@@ -267,6 +271,7 @@ static struct kunit_suite nvfab_disc_policy_suite = {
 	.name = "nvfab_discovery_policy",
 	.test_cases = nvfab_disc_policy_cases,
 };
+
 kunit_test_suite(nvfab_disc_policy_suite);
 
 MODULE_DESCRIPTION("KUnit tables for nvfab-discovery's policy and configfs values");
