@@ -332,6 +332,12 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 		if (rec->e.subtype == NVME_NQN_NVME)
 			rec->state = nvfab_disc_new_nvm(disc, rec);
 		break;
+	case NVFAB_DISC_REC_PENDING:
+	case NVFAB_DISC_REC_RETRY:
+		/* Not connected yet: a policy that no longer wants it wins. */
+		if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
+			rec->state = NVFAB_DISC_REC_SKIPPED;
+		break;
 	case NVFAB_DISC_REC_DUPLICATE:
 		/* Whoever followed that endpoint may have stopped. */
 		rec->state = nvfab_disc_follow(disc, rec);
