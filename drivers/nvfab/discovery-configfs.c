@@ -659,6 +659,15 @@ static int nvfab_disc_enable(struct nvfab_disc_item *it)
 		pr_err("%s: set transport and traddr before enable\n", name);
 		return -EINVAL;
 	}
+	/*
+	 * The default Host Identifier belongs to the default Host NQN:
+	 * nvfab-fabrics refuses it with another NQN (a target must see one
+	 * host unambiguously), so every connect would fail.
+	 */
+	if (*cfg->hostnqn && !*cfg->hostid) {
+		pr_err("%s: hostnqn needs its own hostid\n", name);
+		return -EINVAL;
+	}
 	if (!*cfg->trsvcid)	/* the IANA ports, as nvme-cli uses */
 		strscpy(cfg->trsvcid, strcmp(cfg->transport, "tcp") ?
 			"4420" : "8009", sizeof(cfg->trsvcid));
