@@ -529,7 +529,7 @@ static void nvf_conf_print_policy(const struct nvf_conf_dir *d)
 }
 
 /* <configfs>/nvfab, where <configfs> is $NVFAB_CONFIGFS or the usual. */
-static char *nvf_configfs_dir(void)
+char *nvf_configfs_dir(void)
 {
 	const char *root = getenv("NVFAB_CONFIGFS");
 
@@ -735,6 +735,12 @@ static int nvf_conf_find_ctrl(const char *opts, char *name, size_t size)
 	}
 	nvf_ctrl_free(ctrls, nr);
 	return found;
+}
+
+/* nvf_conf_find_ctrl() for the other verbs (discover.c). */
+int nvf_find_ctrl_opts(const char *opts, char *name, size_t size)
+{
+	return nvf_conf_find_ctrl(opts, name, size);
 }
 
 /* Connect one controller unless it is connected. Return: 0, or -1. */
