@@ -159,8 +159,9 @@ static void nvf_disc_usage_opts(FILE *f)
 		"  -I, --hostid=UUID           host ID (default: /etc/nvme/hostid)\n"
 		"  -d, --device=DEV            use discovery controller nvfabN\n"
 		"  -p, --persistent            keep the discovery controller\n"
-		"      --no-reuse, --force     make a discovery controller even if one\n"
+		"      --no-reuse              make a discovery controller even if one\n"
 		"                              to the endpoint exists\n"
+		"      --force                 the same as --no-reuse\n"
 		"  -k, --keep-alive-tmo=NUM    keep-alive timeout, seconds\n"
 		"  -c, --reconnect-delay=NUM   reconnect delay, seconds\n"
 		"  -l, --ctrl-loss-tmo=NUM     controller loss timeout, seconds\n"
@@ -438,8 +439,12 @@ static int nvf_disc_save_raw(const char *file, const unsigned char *buf,
 	return 0;
 }
 
-/* Read the page of device @name (nvfabN). Return: as nvf_dlp_read(). */
-static unsigned char *nvf_disc_read_dev(const char *name, size_t *len)
+/*
+ * Read the page of device @name (nvfabN), which was made a moment ago if
+ * @made. Return: as nvf_dlp_read().
+ */
+static unsigned char *nvf_disc_read_dev(const char *name, bool made,
+					size_t *len)
 {
 	const char *dir = getenv("NVFAB_DEV_DIR");
 	struct timespec ts = { 0, 100 * 1000 * 1000 };
@@ -454,7 +459,7 @@ static unsigned char *nvf_disc_read_dev(const char *name, size_t *len)
 	/* A device made a moment ago: give its node a second to appear. */
 	for (try = 0; try < 10; try++) {
 		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd >= 0 || errno != ENOENT)
+		if (fd >= 0 || errno != ENOENT || !made)
 			break;
 		nanosleep(&ts, NULL);
 	}
@@ -505,17 +510,12 @@ static int nvf_disc_fetch(const struct nvf_disc_cfg *cfg,
 	if (cfg->log_file) {
 		buf = nvf_disc_read_file(cfg->log_file, &len);
 	} else if (cfg->device) {
-		buf = nvf_disc_read_dev(cfg->device, &len);
+		buf = nvf_disc_read_dev(cfg->device, false, &len);
 	} else {
 		opts = nvf_disc_opts_string(cfg, transport, traddr, trsvcid,
 					    nqn, NVF_DC_OPTS);
 		if (!opts)
 			return -1;
-		if (cfg->dry_run) {
-			printf("%s\n", opts);
-			free(opts);
-			return 1;
-		}
 		if (cfg->verbose)
 			fprintf(stderr, "nvfabctl: %s: options: %s\n", nvf_verb,
 				opts);
@@ -523,6 +523,11 @@ static int nvf_disc_fetch(const struct nvf_disc_cfg *cfg,
 			nvf_find_ctrl_opts(opts, name, sizeof(name));
 		if (found < 0)
 			goto out_free;
+		if (!found && cfg->dry_run) {
+			printf("%s\n", opts);
+			free(opts);
+			return 1;
+		}
 		if (!found) {
 			if (nvf_connect_write(transport, opts, &instance,
 					      &cntlid))
@@ -530,7 +535,7 @@ static int nvf_disc_fetch(const struct nvf_disc_cfg *cfg,
 			snprintf(name, sizeof(name), "nvfab%d", instance);
 			made = true;
 		}
-		buf = nvf_disc_read_dev(name, &len);
+		buf = nvf_disc_read_dev(name, made, &len);
 	}
 	if (buf && cfg->raw && nvf_disc_save_raw(cfg->raw, buf, len))
 		goto out_delete;

@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -728,16 +729,52 @@ static char *nvf_da_read(const char *dir, const char *attr)
 /* The value of @key in "k=v k=v" @s, as a number; -1 if absent. */
 static long long nvf_kv_num(const char *s, const char *key)
 {
-	size_t klen = strlen(key);
+	size_t klen = strlen(key), n;
 	const char *p = s;
+	char num[24];
 
 	while (p && *p) {
 		p += strspn(p, " ");
-		if (!strncmp(p, key, klen) && p[klen] == '=')
-			return nvf_parse_ll(p + klen + 1);
-		p = strchr(p, ' ');
+		n = strcspn(p, " ");
+		if (n > klen && n - klen - 1 < sizeof(num) &&
+		    !strncmp(p, key, klen) && p[klen] == '=') {
+			memcpy(num, p + klen + 1, n - klen - 1);
+			num[n - klen - 1] = '\0';
+			return nvf_parse_ll(num);
+		}
+		p += n;
 	}
 	return -1;
+}
+
+/* The whole of attribute @attr of @dir (the log: up to 1 MiB), or NULL. */
+static char *nvf_da_read_all(const char *dir, const char *attr)
+{
+	size_t max = 1 << 20, total = 0;
+	char *path, *buf;
+	ssize_t len;
+	int fd;
+
+	path = nvf_path(dir, attr);
+	if (!path)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(max + 1);
+	while (buf && total < max) {
+		len = read(fd, buf + total, max - total);
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len <= 0)
+			break;
+		total += len;
+	}
+	if (buf)
+		buf[total] = '\0';
+	close(fd);
+	return buf;
 }
 
 /* Each "key=value" word of @line as a JSON string member. */
@@ -757,7 +794,7 @@ static void nvf_json_kv_line(struct nvf_json *j, char *line)
 /* The log of entry @dir: as JSON entries, or lines with @indent. */
 static void nvf_disc_list_log(const char *dir, struct nvf_json *j)
 {
-	char *log = nvf_attr_read(dir, "log"), *line, *save = NULL;
+	char *log = nvf_da_read_all(dir, "log"), *line, *save = NULL;
 	char *referral = NULL;
 
 	if (j)
