@@ -515,8 +515,9 @@ struct nvf_disc_entry *nvf_disc_entry_parse(int argc, char **argv)
 		nvf_err("out of memory");
 		goto out_free;
 	}
-	optind = 2;
-	while ((c = nvf_getopt(argc, argv, shortopts,
+	/* From NAME on, as argv[0]: optind 0 makes getopt start afresh. */
+	optind = 0;
+	while ((c = nvf_getopt(argc - 1, argv + 1, shortopts,
 			       nvf_da_longopts)) != -1) {
 		if (c == NVF_OPT_D_MATCH) {
 			if (nvf_da_match(d, optarg))
@@ -538,7 +539,7 @@ struct nvf_disc_entry *nvf_disc_entry_parse(int argc, char **argv)
 		if (a == NVF_DA_CONNECT)
 			connect_set = true;
 	}
-	if (nvf_no_operands(argc, argv))
+	if (nvf_no_operands(argc - 1, argv + 1))
 		goto out_free;
 	if (!d->val[NVF_DA_TRANSPORT]) {
 		nvf_err("required argument [--transport | -t] not specified");
@@ -848,7 +849,7 @@ static int nvf_discovery_list(int argc, char **argv)
 	DIR *dd;
 	int c, a;
 
-	optind = 1;
+	optind = 0;
 	while ((c = nvf_getopt(argc, argv, ":o:vh", longopts)) != -1) {
 		if (c == 'o' && !nvf_parse_format(optarg, &fmt))
 			continue;
