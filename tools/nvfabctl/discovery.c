@@ -136,6 +136,7 @@ static const char *const nvf_co_keys[] = {
 	"keep_alive_tmo", "tos", "hdr_digest", "data_digest",
 	"disable_sqflow",
 };
+
 #define NVF_CO_FIRST_FLAG	9
 
 void nvf_discovery_usage(FILE *f)
@@ -209,10 +210,11 @@ static bool nvf_disc_name_valid(const char *s)
 {
 	size_t len = strlen(s);
 
+	static const char ok[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-";
+
 	return len && len <= NVF_DISC_NAME_MAX && strcmp(s, ".") &&
-	       strcmp(s, "..") &&
-	       strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		      "0123456789._-") == len;
+	       strcmp(s, "..") && strspn(s, ok) == len;
 }
 
 static bool nvf_addr_valid(const char *s)
@@ -511,7 +513,9 @@ struct nvf_disc_entry *nvf_disc_entry_parse(int argc, char **argv)
 		return NULL;
 	}
 	d = calloc(1, sizeof(*d));
-	if (!d || !(d->name = strdup(argv[1]))) {
+	if (d)
+		d->name = strdup(argv[1]);
+	if (!d || !d->name) {
 		nvf_err("out of memory");
 		goto out_free;
 	}
@@ -884,12 +888,16 @@ static int nvf_discovery_list(int argc, char **argv)
 		}
 		free(dir);
 		tmp = realloc(names, (nr + 1) * sizeof(*names));
-		if (!tmp || !(tmp[nr] = strdup(de->d_name))) {
+		if (!tmp) {
 			nvf_err("out of memory");
-			names = tmp ? tmp : names;
 			break;
 		}
 		names = tmp;
+		names[nr] = strdup(de->d_name);
+		if (!names[nr]) {
+			nvf_err("out of memory");
+			break;
+		}
 		nr++;
 	}
 	if (dd)

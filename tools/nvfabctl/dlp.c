@@ -21,7 +21,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,19 +32,19 @@
 
 #define NVF_ADMIN_GET_LOG_PAGE	0x02
 #define NVF_DLP_LID		0x70
-#define NVF_DLP_RAE		(1u << 15)
+#define NVF_DLP_RAE		0x8000u	/* CDW10 bit 15 */
 /* One Get Log Page transfers this much at most: below any max_hw_sectors. */
 #define NVF_DLP_CHUNK		4096
 #define NVF_DLP_TMO_MS		10000
 
-static uint16_t nvf_le16(const unsigned char *p)
+static unsigned int nvf_le16(const unsigned char *p)
 {
-	return (uint16_t)(p[0] | p[1] << 8);
+	return p[0] | p[1] << 8;
 }
 
-static uint64_t nvf_le64(const unsigned char *p)
+static unsigned long long nvf_le64(const unsigned char *p)
 {
-	uint64_t v = 0;
+	unsigned long long v = 0;
 	int i;
 
 	for (i = 7; i >= 0; i--)
@@ -285,7 +284,7 @@ static bool nvf_dlp_same(const struct nvf_dlp_entry *a,
  * Return: 0, or -1 after reporting.
  */
 static int nvf_dlp_header(const unsigned char *buf, size_t len,
-			  uint64_t *genctr, uint64_t *numrec)
+			  unsigned long long *genctr, unsigned long long *numrec)
 {
 	unsigned int recfmt;
 
@@ -302,7 +301,7 @@ static int nvf_dlp_header(const unsigned char *buf, size_t len,
 		return -1;
 	}
 	if (*numrec > NVF_DLP_MAX_RECORDS) {
-		nvf_err("discovery log: NUMREC %" PRIu64 " exceeds the limit of %d records",
+		nvf_err("discovery log: NUMREC %llu exceeds the limit of %d records",
 			*numrec, NVF_DLP_MAX_RECORDS);
 		return -1;
 	}
@@ -319,14 +318,14 @@ int nvf_dlp_parse(const unsigned char *buf, size_t len, struct nvf_dlp *log)
 	struct nvf_dlp_entry *e;
 	const char *why;
 	char reason[96];
-	uint64_t i;
+	unsigned long long i;
 	size_t k;
 
 	memset(log, 0, sizeof(*log));
 	if (nvf_dlp_header(buf, len, &log->genctr, &log->numrec))
 		return -1;
 	if ((len - NVF_DLP_HDR_LEN) / NVF_DLP_ENTRY_LEN < log->numrec) {
-		nvf_err("discovery log: NUMREC %" PRIu64 " but %zu bytes hold %zu entries",
+		nvf_err("discovery log: NUMREC %llu but %zu bytes hold %zu entries",
 			log->numrec, len,
 			(len - NVF_DLP_HDR_LEN) / NVF_DLP_ENTRY_LEN);
 		return -1;
@@ -352,7 +351,7 @@ int nvf_dlp_parse(const unsigned char *buf, size_t len, struct nvf_dlp *log)
 			}
 		}
 		if (why) {
-			nvf_warn("discovery log entry %" PRIu64 " left out: %s",
+			nvf_warn("discovery log entry %llu left out: %s",
 				 i, why);
 			log->skipped++;
 			continue;
@@ -374,27 +373,27 @@ void nvf_dlp_free(struct nvf_dlp *log)
  * set on all but the read that asks for @last. Return: 0, -errno, or the
  * NVMe status (> 0).
  */
-static int nvf_dlp_get(int fd, unsigned char *buf, size_t len, uint64_t off,
+static int nvf_dlp_get(int fd, unsigned char *buf, size_t len, unsigned long long off,
 		       bool last)
 {
 	struct nvme_passthru_cmd cmd;
-	uint32_t numd;
+	unsigned int numd;
 	size_t chunk;
 	int ret;
 
 	while (len) {
 		chunk = len < NVF_DLP_CHUNK ? len : NVF_DLP_CHUNK;
-		numd = (uint32_t)(chunk / 4 - 1);
+		numd = (unsigned int)(chunk / 4 - 1);
 		memset(&cmd, 0, sizeof(cmd));
 		cmd.opcode = NVF_ADMIN_GET_LOG_PAGE;
 		cmd.addr = (uintptr_t)buf;
-		cmd.data_len = (uint32_t)chunk;
+		cmd.data_len = (unsigned int)chunk;
 		cmd.cdw10 = NVF_DLP_LID | (numd & 0xffff) << 16;
 		if (!(last && chunk == len))
 			cmd.cdw10 |= NVF_DLP_RAE;
 		cmd.cdw11 = numd >> 16;
-		cmd.cdw12 = (uint32_t)off;
-		cmd.cdw13 = (uint32_t)(off >> 32);
+		cmd.cdw12 = (unsigned int)off;
+		cmd.cdw13 = (unsigned int)(off >> 32);
 		cmd.timeout_ms = NVF_DLP_TMO_MS;
 		ret = ioctl(fd, NVME_IOCTL_ADMIN_CMD, &cmd);
 		if (ret < 0)
@@ -426,7 +425,7 @@ static void nvf_dlp_get_err(const char *dev, int ret)
 unsigned char *nvf_dlp_read(int fd, const char *dev, size_t *len)
 {
 	unsigned char hdr[NVF_DLP_HDR_LEN], *buf = NULL, *tmp;
-	uint64_t genctr, numrec, genctr2, numrec2;
+	unsigned long long genctr, numrec, genctr2, numrec2;
 	size_t size;
 	int ret, try;
 
@@ -494,7 +493,7 @@ void nvf_dlp_print(const struct nvf_dlp *log)
 	char buf[128];
 	size_t i;
 
-	printf("\nDiscovery Log Number of Records %zu, Generation counter %" PRIu64 "\n",
+	printf("\nDiscovery Log Number of Records %zu, Generation counter %llu\n",
 	       log->nr, log->genctr);
 	for (i = 0; i < log->nr; i++) {
 		e = &log->e[i];
@@ -504,14 +503,14 @@ void nvf_dlp_print(const struct nvf_dlp *log)
 		       nvf_name(nvf_adrfams, ARRAY_SIZE(nvf_adrfams),
 				e->adrfam) : "");
 		printf("subtype: %s\n", nvf_subtype_name(e->subtype));
-		printf("treq:    %s\n", nvf_treq_name(e->treq, buf,
-						       sizeof(buf)));
+		printf("treq:    %s\n",
+		       nvf_treq_name(e->treq, buf, sizeof(buf)));
 		printf("portid:  %u\n", e->portid);
 		printf("trsvcid: %s\n", e->trsvcid);
 		printf("subnqn:  %s\n", e->subnqn);
 		printf("traddr:  %s\n", e->traddr);
-		printf("eflags:  %s\n", nvf_eflags_name(e->eflags, buf,
-							 sizeof(buf)));
+		printf("eflags:  %s\n",
+		       nvf_eflags_name(e->eflags, buf, sizeof(buf)));
 		nvf_dlp_print_tsas(e);
 	}
 }
@@ -535,14 +534,14 @@ void nvf_dlp_print_json(const struct nvf_dlp *log)
 			     nvf_name(nvf_adrfams, ARRAY_SIZE(nvf_adrfams),
 				      e->adrfam));
 		nvf_json_str(&j, "subtype", nvf_subtype_name(e->subtype));
-		nvf_json_str(&j, "treq", nvf_treq_name(e->treq, buf,
-							sizeof(buf)));
+		nvf_json_str(&j, "treq",
+			     nvf_treq_name(e->treq, buf, sizeof(buf)));
 		nvf_json_int(&j, "portid", e->portid);
 		nvf_json_str(&j, "trsvcid", e->trsvcid);
 		nvf_json_str(&j, "subnqn", e->subnqn);
 		nvf_json_str(&j, "traddr", e->traddr);
-		nvf_json_str(&j, "eflags", nvf_eflags_name(e->eflags, buf,
-							    sizeof(buf)));
+		nvf_json_str(&j, "eflags",
+			     nvf_eflags_name(e->eflags, buf, sizeof(buf)));
 		if (e->trtype == NVF_TRTYPE_RDMA) {
 			nvf_json_str(&j, "rdma_prtype",
 				     nvf_name(nvf_prtypes,

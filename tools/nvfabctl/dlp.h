@@ -9,7 +9,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 
 #define NVF_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
@@ -59,8 +58,8 @@ struct nvf_dlp_entry {
 };
 
 struct nvf_dlp {
-	uint64_t		genctr;
-	uint64_t		numrec;		/* as the header says */
+	unsigned long long		genctr;
+	unsigned long long		numrec;		/* as the header says */
 	struct nvf_dlp_entry	*e;		/* the good entries */
 	size_t			nr;
 	int			skipped;	/* entries left out */
