@@ -452,7 +452,7 @@ expect_err "discover: a bad reply from the fabrics device" \
 
 # --- connect-all -----------------------------------------------------------------
 ENVS=()
-rm -rf "$TMP/sys/class/nvfab/"* "$TMP/dev/"*
+rm -rf "${TMP:?}/sys/class/nvfab/"* "${TMP:?}/dev/"*
 expect_ok "connect-all --log-file: each NVM entry's option string, with the I/O options; the referral not followed" \
 	"nqn=$SUB1,transport=tcp,traddr=192.0.2.2,host_traddr=192.0.2.1,trsvcid=4420,nr_io_queues=4,queue_size=32,ctrl_loss_tmo=-1,duplicate_connect,disable_sqflow,hdr_digest
 referral-not-followed - $DNQN tcp 192.0.2.3 8009
@@ -494,7 +494,7 @@ result "connect-all: a failed connect: reported, exit 1" $?
 # nvfab3 (192.0.2.4), nvfab4 (192.0.2.5) live already, each log from
 # $TMP/logs/nvfabN. 1 refers to 2 and to itself, 2 to 1 and 3, 3 to 4, 4
 # to 5 (a fourth level).
-rm -rf "$TMP/sys/class/nvfab/"* "$TMP/dev/"*
+rm -rf "${TMP:?}/sys/class/nvfab/"* "${TMP:?}/dev/"*
 mkdir -p "$TMP/logs"
 REF="subtype=1;subnqn=$DNQN;trsvcid=8009;traddr"
 for n in 1 2 3 4; do
