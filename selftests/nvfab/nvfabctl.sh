@@ -7,8 +7,11 @@
 # Then against nvmet over NVMe/TCP: a second identical connect is refused
 # unless -D; show-topology, list and list-subsys -o json parse and have
 # nvme-cli's members (tools/nvfabctl/tests/fixtures); disconnect -n counts
-# the controllers, and 0 when repeated. Nothing is left behind and the
-# kernel log stays clean.
+# the controllers, and 0 when repeated. discover reads nvmet's Discovery
+# Log Page through a discovery controller of its own (deleted after, kept
+# with -p, used again when live), in both formats; connect-all finds the
+# subsystem connected, and connects it once it is not. Nothing is left
+# behind and the kernel log stays clean.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -79,7 +82,7 @@ json_has() {
 }
 
 ktap_header
-ktap_set_plan 37
+ktap_set_plan 48
 ktap_diag "transport under test: $T"
 
 nvfab_load nvfab-core nvfab-fabrics || {
@@ -238,6 +241,50 @@ ktap_check "list -v -o json has nvme-cli's members" json_has nvme-cli-list-verbo
 run list-subsys -o json
 ktap_check "list-subsys -o json has nvme-cli's members" json_has nvme-cli-list-subsys.json
 
+# --- discover and connect-all against nvmet's discovery controller ------------
+DISC=(-t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID" -w "$(topo_host_addr 1)")
+ctrls_are() { test "$(nvfab_ctrl_count)" = "$1"; }
+run discover "${DISC[@]}"
+disc_lists() {
+	[ "$RC" = 0 ] && grep -qx "subnqn:  $NVMET_NQN" "$TMP/out" &&
+		grep -qx "traddr:  $(topo_tgt_addr 1)" "$TMP/out" &&
+		grep -qx "trsvcid: $NVMET_TRSVCID" "$TMP/out" &&
+		grep -q "^Discovery Log Number of Records [1-9]" "$TMP/out" &&
+		! grep -q "left out" "$TMP/err"
+}
+ktap_check "discover: nvmet's log lists the subsystem, every entry valid" disc_lists
+busywait 20000 ctrls_are 2
+ktap_check "discover: its discovery controller is deleted again" ctrls_are 2
+run discover "${DISC[@]}" -o json
+ktap_check "discover -o json: nvme-cli's shape, the subsystem's record" \
+	python3 -c '
+import json, sys
+nqn, addr, port = sys.argv[1:4]
+d = json.load(open(sys.argv[4]))
+r = [e for e in d["records"] if e["subnqn"] == nqn]
+ok = (isinstance(d["genctr"], int) and len(r) == 1 and
+      r[0]["trtype"] == "tcp" and r[0]["adrfam"] == "ipv4" and
+      r[0]["subtype"] == "nvme subsystem" and r[0]["traddr"] == addr and
+      r[0]["trsvcid"] == port and "sectype" in r[0])
+sys.exit(0 if ok else 1)' "$NVMET_NQN" "$(topo_tgt_addr 1)" "$NVMET_TRSVCID" "$TMP/out"
+run discover "${DISC[@]}" -p
+P=$(sed -n 's/^nvfabctl: discover: persistent discovery controller //p' "$TMP/err")
+ktap_check "discover -p: the discovery controller stays" ctrl_live "${P:-none}"
+run discover -d "${P:-none}" -o json
+ktap_check "discover -d: the log through that controller" \
+	grep -q "\"subnqn\": \"$NVMET_NQN\"" "$TMP/out"
+run discover "${DISC[@]}"
+ktap_check "discover: the live discovery controller is used, not a new one" \
+	test "$RC" = 0 -a "$(nvfab_ctrl_count)" = 3
+run connect-all "${DISC[@]}"
+ca_already() {
+	[ "$RC" = 0 ] && grep -qE "^already-connected nvfab[0-9]+ $NVMET_NQN tcp $(topo_tgt_addr 1) $NVMET_TRSVCID\$" "$TMP/out"
+}
+ktap_check "connect-all: the subsystem is connected already" ca_already
+[ -n "$P" ] && echo 1 >"/sys/class/nvfab/$P/delete_controller"
+busywait 20000 ctrls_are 2
+ktap_check "the persistent discovery controller deleted" ctrls_are 2
+
 run disconnect -n "$NVMET_NQN"
 ktap_check "disconnect -n: both controllers" \
 	succeeded_with "NQN:$NVMET_NQN disconnected 2 controller(s)"
@@ -247,6 +294,16 @@ ktap_check "no controller left" no_ctrls
 run disconnect -n "$NVMET_NQN"
 ktap_check "disconnect -n again: 0 controller(s), success" \
 	succeeded_with "NQN:$NVMET_NQN disconnected 0 controller(s)"
+run connect-all "${DISC[@]}" -i 1
+CA=$(sed -n "s/^connected \(nvfab[0-9]*\) $NVMET_NQN tcp .*/\1/p" "$TMP/out")
+ktap_check "connect-all: the subsystem connected" test "$RC" = 0 -a -n "$CA"
+busywait 20000 ready "${CA:-none}"
+ktap_check "connect-all: ${CA:-its controller} live with its namespaces, the discovery controller gone" \
+	test "$(nvfab_ctrl_count)" = 1 -a -n "$CA"
+run disconnect -n "$NVMET_NQN"
+ktap_check "disconnect -n: the controller of connect-all" \
+	succeeded_with "NQN:$NVMET_NQN disconnected 1 controller(s)"
+busywait 30000 no_ctrls
 ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core
 topo_cleanup >/dev/null 2>&1
 
