@@ -878,6 +878,10 @@ int nvf_connect_all(int argc, char **argv)
 	ret = nvf_disc_opts(argc, argv, &cfg, false);
 	if (ret)
 		return ret == -2 ? NVF_EXIT_OK : ret;
+	if (cfg.dry_run && cfg.fmt == NVF_FMT_JSON) {
+		nvf_err("--dry-run prints option strings, not JSON: drop -o json");
+		return NVF_EXIT_FAIL;
+	}
 	if (cfg.fmt == NVF_FMT_JSON) {
 		nvf_json_init(&r.j, stdout);
 		nvf_json_begin(&r.j, NULL, '[');

@@ -125,7 +125,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 118
+ktap_set_plan 119
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -143,6 +143,8 @@ expect_ok "dry-run: I/O controller options do not reach the discovery controller
 	-D --disable-sqflow
 expect_ok "dry-run: connect-all makes the same discovery controller" "$D0" \
 	connect-all --dry-run -t tcp -a 192.0.2.2 -i 4
+expect_err "connect-all --dry-run with -o json" "--dry-run prints option strings, not JSON" \
+	connect-all --dry-run -o json -t tcp -a 192.0.2.2
 expect_err "missing --traddr" "required argument [--traddr | -a] not specified" \
 	discover -t tcp
 expect_err "missing --transport" \
