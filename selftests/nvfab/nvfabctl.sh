@@ -10,8 +10,11 @@
 # the controllers, and 0 when repeated. discover reads nvmet's Discovery
 # Log Page through a discovery controller of its own (deleted after, kept
 # with -p, used again when live), in both formats; connect-all finds the
-# subsystem connected, and connects it once it is not. Nothing is left
-# behind and the kernel log stays clean.
+# subsystem connected, and connects it once it is not. discovery add
+# makes a persistent entry of nvfab-discovery, which connects the
+# subsystem by itself; list shows it, remove takes it away (the I/O
+# controller stays). Nothing is left behind and the kernel log stays
+# clean.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -24,6 +27,8 @@ UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
 TMP=
 
 cleanup() {
+	rmdir /sys/kernel/config/nvfab/discovery/nvfabctl-t 2>/dev/null
+	nvfab_unload nvfab-discovery >/dev/null 2>&1
 	nvfab_tcp_cleanup
 	[ -z "$TMP" ] || rm -rf "$TMP"
 }
@@ -82,7 +87,7 @@ json_has() {
 }
 
 ktap_header
-ktap_set_plan 48
+ktap_set_plan 56
 ktap_diag "transport under test: $T"
 
 nvfab_load nvfab-core nvfab-fabrics || {
@@ -302,6 +307,42 @@ ktap_check "connect-all: ${CA:-its controller} live with its namespaces, the dis
 	test "$(nvfab_ctrl_count)" = 1 -a -n "$CA"
 run disconnect -n "$NVMET_NQN"
 ktap_check "disconnect -n: the controller of connect-all" \
+	succeeded_with "NQN:$NVMET_NQN disconnected 1 controller(s)"
+busywait 30000 no_ctrls
+
+# --- discovery add, list, remove: nvfab-discovery's configfs ------------------
+DE=/sys/kernel/config/nvfab/discovery/nvfabctl-t
+ktap_check "nvfab-discovery loads" nvfab_load nvfab-discovery
+run discovery add nvfabctl-t "${DISC[@]}" --poll-interval 5 --max-inflight 2
+ktap_check "discovery add: the entry made and enabled" \
+	test "$RC" = 0 -a "$(cat "$DE/enable" 2>/dev/null)" = 1
+entry_connected() { # the entry live, the subsystem connected by it
+	[ "$(cat "$DE/state" 2>/dev/null)" = live ] &&
+		grep -q "subnqn=$NVMET_NQN .*state=connected ctrl=nvfab" "$DE/log" 2>/dev/null
+}
+busywait 30000 entry_connected
+ktap_check "the kernel connected the subsystem by itself" entry_connected
+run discovery list -o json
+ktap_check "discovery list -o json: the entry, live, its log with the subsystem connected" \
+	python3 -c '
+import json, sys
+nqn, addr = sys.argv[1:3]
+d = json.load(open(sys.argv[3]))["discovery"]
+e = [x for x in d if x["name"] == "nvfabctl-t"]
+ok = (len(e) == 1 and e[0]["state"] == "live" and e[0]["traddr"] == addr and
+      e[0]["ctrl"].startswith("nvfab") and e[0]["max_inflight"] == "2" and
+      e[0]["stats"]["connects"] >= 1 and
+      any(l.get("subnqn") == nqn and l.get("state") == "connected"
+          for l in e[0]["log"]))
+sys.exit(0 if ok else 1)' "$NVMET_NQN" "$(topo_tgt_addr 1)" "$TMP/out"
+run discovery remove nvfabctl-t
+ktap_check "discovery remove: the entry gone" test "$RC" = 0 -a ! -e "$DE"
+one_io_ctrl() { ctrls_are 1 && [ "$(cat /sys/class/nvfab/nvfab*/subsysnqn)" = "$NVMET_NQN" ]; }
+busywait 20000 one_io_ctrl
+ktap_check "... its discovery controller deleted, the I/O controller stays" one_io_ctrl
+ktap_check "nvfab-discovery unloads" nvfab_unload nvfab-discovery
+run disconnect -n "$NVMET_NQN"
+ktap_check "disconnect -n: the controller nvfab-discovery made" \
 	succeeded_with "NQN:$NVMET_NQN disconnected 1 controller(s)"
 busywait 30000 no_ctrls
 ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core

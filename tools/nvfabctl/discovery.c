@@ -251,12 +251,15 @@ static bool nvf_nqn_valid(const char *s)
 	return true;
 }
 
-/* A --match pattern: 1 to 223 visible bytes, no ',' (the separator). */
+/*
+ * A --match pattern: an NQN glob, "nqn." and 1 to 219 more visible bytes,
+ * no ',' (a separator).
+ */
 static bool nvf_pattern_valid(const char *s)
 {
 	size_t len = strlen(s), i;
 
-	if (!len || len > NVF_NQN_MAX)
+	if (len <= 4 || len > NVF_NQN_MAX || strncmp(s, "nqn.", 4))
 		return false;
 	for (i = 0; i < len; i++) {
 		if (s[i] < 0x21 || s[i] > 0x7e || s[i] == ',')
@@ -357,7 +360,7 @@ static int nvf_da_match(struct nvf_disc_entry *d, const char *pat)
 	char *v;
 
 	if (!nvf_pattern_valid(pat)) {
-		nvf_err("invalid --match '%s': 1 to 223 visible characters, no ','",
+		nvf_err("invalid --match '%s': an NQN glob (nqn.*, at most 223 visible characters, no ',')",
 			pat);
 		return -1;
 	}
@@ -796,7 +799,32 @@ static void nvf_json_kv_line(struct nvf_json *j, char *line)
 	}
 }
 
-/* The log of entry @dir: as JSON entries, or lines with @indent. */
+/*
+ * Attribute @a of @dir as one line: match has a pattern per line, joined
+ * here with spaces (the form add takes).
+ */
+static char *nvf_da_read_list(const char *dir, int a)
+{
+	char *v, *p;
+	size_t len;
+
+	if (a != NVF_DA_MATCH)
+		return nvf_da_read(dir, nvf_da_names[a]);
+	v = nvf_da_read_all(dir, nvf_da_names[a]);
+	if (!v)
+		return NULL;
+	len = strlen(v);
+	while (len && (v[len - 1] == '\n' || v[len - 1] == ' '))
+		v[--len] = '\0';
+	for (p = v; *p; p++) {
+		if (*p == '\n')
+			*p = ' ';
+	}
+	nvf_sanitize(v);
+	return v;
+}
+
+/* The log of entry @dir: as JSON entries, or lines (for list -v). */
 static void nvf_disc_list_log(const char *dir, struct nvf_json *j)
 {
 	char *log = nvf_da_read_all(dir, "log"), *line, *save = NULL;
@@ -923,7 +951,7 @@ static int nvf_discovery_list(int argc, char **argv)
 			nvf_json_begin(&j, NULL, '{');
 			nvf_json_str(&j, "name", names[i]);
 			for (a = 0; a < NVF_NR_DA; a++) {
-				char *val = nvf_da_read(dir, nvf_da_names[a]);
+				char *val = nvf_da_read_list(dir, a);
 
 				nvf_json_str(&j, nvf_da_names[a], val);
 				free(val);

@@ -125,7 +125,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 119
+ktap_set_plan 120
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -604,7 +604,8 @@ bad_add "connect=match without --match" "--connect=match needs at least one --ma
 	-t tcp -a 192.0.2.2 --connect=match
 bad_add "--match with connect=all" "--match goes with --connect=match only" \
 	-t tcp -a 192.0.2.2 --connect=all --match 'nqn.*'
-bad_add "--match with a comma" "invalid --match 'a,b'" -t tcp -a 192.0.2.2 --match a,b
+bad_add "--match with a comma" "invalid --match 'nqn.a,b'" -t tcp -a 192.0.2.2 --match nqn.a,b
+bad_add "--match not an NQN glob" "invalid --match '*': an NQN glob" -t tcp -a 192.0.2.2 --match '*'
 bad_add "disconnect bogus" "invalid --disconnect 'all' (none or ours)" \
 	-t tcp -a 192.0.2.2 --disconnect all
 bad_add "max-inflight 0" "invalid --max-inflight '0' (1 to 1024)" \
@@ -635,6 +636,7 @@ run discovery remove d1
 result "discovery remove: enable=0, then rmdir" $?
 expect_err "discovery remove: no such entry" "no discovery entry 'd1' (in $DD)" \
 	discovery remove d1
+printf 'nqn.2014-08.org.example:*\nnqn.x:[ab]?\n' >"$DD/d2/match"
 echo live >"$DD/d2/state"
 echo nvfab4 >"$DD/d2/ctrl"
 echo "log_reads=3 aens=1 polls=0 genctr=7 entries=2 connects=1 connect_failures=0 disconnects=0 inflight=0 inflight_peak=1 referrals=1" >"$DD/d2/stats"
@@ -661,6 +663,7 @@ assert [e['name'] for e in d] == ['d2', 'd3']
 e = d[0]
 assert e['transport'] == 'tcp' and e['traddr'] == '2001:db8::2'
 assert e['connect'] == 'match' and e['max_inflight'] == '1024'
+assert e['match'] == 'nqn.2014-08.org.example:* nqn.x:[ab]?'
 assert e['state'] == 'live' and e['ctrl'] == 'nvfab4' and e['enable'] == '1'
 assert e['stats']['entries'] == 2 and e['stats']['inflight_peak'] == 1
 assert len(e['log']) == 2 and 'referral' not in e['log'][0]
