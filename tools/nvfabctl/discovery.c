@@ -9,7 +9,9 @@
  * enable=1; on any failure the directory it made is removed again. An
  * attribute not given keeps the kernel's default. When neither --hostnqn
  * nor --hostid is given, the pair of /etc/nvme/hostnqn and hostid is
- * written, as connect would pass it. remove writes enable=0, then removes
+ * written, as connect would pass it. When configfs has nvfab/ but not
+ * nvfab/discovery/, add runs "modprobe -q nvfab-discovery" first. remove
+ * writes enable=0, then removes
  * the directory (the I/O controllers the entry made stay). list shows each
  * entry, its state and counters; -v adds the entries of its log.
  *
@@ -23,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nvfabctl.h"
@@ -604,6 +607,37 @@ static int nvf_da_write(const char *dir, const char *attr, const char *val)
 }
 
 /*
+ * configfs has nvfab/ (nvfab-core) but not nvfab/discovery/ (@base): load
+ * nvfab-discovery, as "modprobe -q nvfab-discovery" (modprobe from PATH).
+ * Return: whether @base exists now.
+ */
+static bool nvf_disc_load(const char *base)
+{
+	char *const argv[] = { "modprobe", "-q", "nvfab-discovery", NULL };
+	char *cfs = nvf_configfs_dir();
+	bool core = cfs && nvf_is_dir(cfs);
+	int status;
+	pid_t pid;
+
+	free(cfs);
+	if (!core)
+		return false;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (!pid) {
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return false;
+	}
+	return nvf_is_dir(base);
+}
+
+/*
  * Create entry @d in configfs and enable it. *@exists (if not NULL): an
  * entry of that name exists already, then nothing is written and 0 is
  * returned; with @exists NULL that is an error. Return: 0, or -1 after
@@ -617,7 +651,7 @@ int nvf_disc_entry_apply(const struct nvf_disc_entry *d, bool *exists)
 	base = nvf_disc_dir();
 	if (!base)
 		return -1;
-	if (!nvf_is_dir(base)) {
+	if (!nvf_is_dir(base) && !nvf_disc_load(base)) {
 		nvf_err("no %s (is module nvfab-discovery loaded and configfs mounted?)",
 			base);
 		goto out_free;

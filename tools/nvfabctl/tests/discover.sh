@@ -125,7 +125,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 120
+ktap_set_plan 121
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -530,7 +530,17 @@ ENVS=(LD_PRELOAD="$SHIM" NVFAB_FAKE_MKDIR_ATTRS="$ATTRS" NVFAB_FAKE_WRITE_DATA="
 expect_err "discovery add: no nvfab/discovery in configfs" \
 	"no $DD (is module nvfab-discovery loaded and configfs mounted?)" \
 	discovery add d1 -t tcp -a 192.0.2.2
-mkdir -p "$DD"
+mkdir -p "$TMP/bin" "$CFS/nvfab"
+printf '#!/bin/sh\necho "$@" >"%s/modprobe.args"\nmkdir "%s"\n' "$TMP" "$DD" >"$TMP/bin/modprobe"
+chmod +x "$TMP/bin/modprobe"
+ENVS+=(PATH="$TMP/bin:$PATH")
+rm -f "$TMP/wdata"
+run discovery add d0 -t tcp -a 192.0.2.2
+[ "$RC" = 0 ] && [ "$(cat "$TMP/modprobe.args")" = "-q nvfab-discovery" ] &&
+	[ "$(cat "$DD/d0/enable")" = 1 ]
+result "discovery add: nvfab/ but no nvfab/discovery/: modprobe -q nvfab-discovery first" $?
+rm -rf "${DD:?}/d0" "$TMP/modprobe.args"
+ENVS=(LD_PRELOAD="$SHIM" NVFAB_FAKE_MKDIR_ATTRS="$ATTRS" NVFAB_FAKE_WRITE_DATA="$TMP/wdata")
 rm -f "$TMP/wdata"
 run discovery add d1 -t tcp -a 192.0.2.2
 [ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "d1: transport=tcp traddr=192.0.2.2" ] &&
