@@ -544,8 +544,7 @@ static int nvf_disc_fetch(const struct nvf_disc_cfg *cfg,
 out_delete:
 	if (made && !cfg->persistent && nvf_disc_delete(name))
 		ret = -1;
-	if (made && cfg->persistent && cfg->fmt == NVF_FMT_NORMAL &&
-	    !ret && !cfg->connect_all)
+	if (made && cfg->persistent && !ret)
 		fprintf(stderr, "nvfabctl: %s: persistent discovery controller %s\n",
 			nvf_verb, name);
 out_free:
