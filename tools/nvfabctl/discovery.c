@@ -902,7 +902,8 @@ static int nvf_discovery_list(int argc, char **argv)
 		{ NULL,			0,		   NULL, 0 }
 	};
 	static const char *const stat_keys[] = {
-		"log_reads", "aens", "polls", "genctr", "entries", "connects",
+		"log_reads", "log_errors", "aens", "polls", "genctr", "entries",
+		"connects",
 		"connect_failures", "disconnects", "inflight", "inflight_peak",
 		"referrals",
 	};
