@@ -903,9 +903,8 @@ static int nvf_discovery_list(int argc, char **argv)
 	};
 	static const char *const stat_keys[] = {
 		"log_reads", "log_errors", "aens", "polls", "genctr", "entries",
-		"connects",
-		"connect_failures", "disconnects", "inflight", "inflight_peak",
-		"referrals",
+		"connects", "connect_failures", "disconnects", "inflight",
+		"inflight_peak", "referrals",
 	};
 	enum nvf_format fmt = NVF_FMT_NORMAL;
 	char *base, *dir, *v, **names = NULL, **tmp;
