@@ -9,9 +9,11 @@
  * between, the whole read starts over, NVF_DLP_RETRIES times at most.
  * NUMREC is capped (NVF_DLP_MAX_RECORDS) before anything is allocated.
  *
- * Each entry is checked on its own (nvf_dlp_entry_parse()); an entry that
- * fails is left out with a warning naming its index and why, so that one
- * bad record neither hides the others nor reaches a connect. TRSVCID,
+ * Each entry is checked on its own (nvf_dlp_entry_parse(), by the rules
+ * of drivers/nvfab/discovery-log.c, so that the tool and nvfab-discovery
+ * use the same entries); an entry that fails is left out with a warning
+ * naming its index and why, so that one bad record neither hides the
+ * others nor reaches a connect. TRSVCID,
  * SUBNQN and TRADDR are fixed-size ASCII fields padded with spaces (some
  * targets pad with NULs): never NUL-terminated strings.
  *
@@ -114,7 +116,8 @@ const char *nvf_subtype_name(unsigned int subtype)
 /* TREQ as text into @buf: "not specified, sq flow control disable supported". */
 static const char *nvf_treq_name(unsigned int treq, char *buf, size_t size)
 {
-	if ((treq & 3) == 3 || treq > 7)
+	treq &= 7;	/* bits 7:3 are reserved */
+	if ((treq & 3) == 3)
 		return "unrecognized";
 	snprintf(buf, size, "%s%s", nvf_treqs[treq & 3],
 		 treq & 4 ? ", sq flow control disable supported" : "");
@@ -228,33 +231,34 @@ const char *nvf_dlp_entry_parse(const unsigned char *p,
 		return why;
 	}
 
+	if (e->trtype != NVF_TRTYPE_RDMA && e->trtype != NVF_TRTYPE_FC &&
+	    e->trtype != NVF_TRTYPE_TCP) {
+		snprintf(why, size, "unknown TRTYPE %u", e->trtype);
+		return why;
+	}
+	if (e->adrfam == NVF_ADRFAM_IPV4) {
+		af = AF_INET;
+	} else if (e->adrfam == NVF_ADRFAM_IPV6) {
+		af = AF_INET6;
+	} else {
+		af = 0;
+	}
+	if ((e->trtype == NVF_TRTYPE_FC) != (e->adrfam == NVF_ADRFAM_FC) ||
+	    (!af && e->adrfam != NVF_ADRFAM_FC &&
+	     !(e->adrfam == NVF_ADRFAM_IB && e->trtype == NVF_TRTYPE_RDMA))) {
+		snprintf(why, size, "ADRFAM %u does not go with TRTYPE %s",
+			 e->adrfam, nvf_trtype_name(e->trtype));
+		return why;
+	}
 	if (e->subtype < NVF_SUBTYPE_REFERRAL ||
 	    e->subtype > NVF_SUBTYPE_CURRENT) {
 		snprintf(why, size, "unknown SUBTYPE %u", e->subtype);
 		return why;
 	}
-	if (!e->subnqn[0])
-		return "empty SUBNQN";
-	if (strlen(e->subnqn) > NVF_NQN_MAX || strncmp(e->subnqn, "nqn.", 4) ||
-	    !e->subnqn[4])
-		return "SUBNQN is not an NQN (nqn.*, at most 223 bytes)";
+	if ((e->treq & 3) == 3)
+		return "reserved TREQ secure channel (11b)";
 	if (e->cntlid >= 0xfff0 && e->cntlid <= 0xfffd) {
 		snprintf(why, size, "reserved CNTLID 0x%x", e->cntlid);
-		return why;
-	}
-
-	if (e->trtype != NVF_TRTYPE_TCP && e->trtype != NVF_TRTYPE_RDMA)
-		return NULL;	/* shown as it is; never connected */
-	if (e->adrfam == NVF_ADRFAM_IPV4) {
-		af = AF_INET;
-	} else if (e->adrfam == NVF_ADRFAM_IPV6) {
-		af = AF_INET6;
-	} else if (e->adrfam == NVF_ADRFAM_IB &&
-		   e->trtype == NVF_TRTYPE_RDMA) {
-		af = 0;
-	} else {
-		snprintf(why, size, "ADRFAM %u does not go with TRTYPE %s",
-			 e->adrfam, nvf_trtype_name(e->trtype));
 		return why;
 	}
 	if (!e->traddr[0])
@@ -264,8 +268,19 @@ const char *nvf_dlp_entry_parse(const unsigned char *p,
 			 af == AF_INET ? "IPv4" : "IPv6");
 		return why;
 	}
-	if (!nvf_port_valid(e->trsvcid))
+	if (af && !nvf_port_valid(e->trsvcid))
 		return "TRSVCID is not a port (1 to 65535)";
+	if (!e->subnqn[0])
+		return "empty SUBNQN";
+	if (strlen(e->subnqn) > NVF_NQN_MAX || strncmp(e->subnqn, "nqn.", 4) ||
+	    !e->subnqn[4])
+		return "SUBNQN is not an NQN (nqn.*, at most 223 bytes)";
+	if (e->subtype == NVF_SUBTYPE_NVME && !strcmp(e->subnqn, NVF_DISC_NQN))
+		return "an NVM subsystem entry with the discovery NQN";
+	if (e->trtype == NVF_TRTYPE_TCP && e->tsas[0] > 2) {
+		snprintf(why, size, "undefined TCP SECTYPE %u", e->tsas[0]);
+		return why;
+	}
 	return NULL;
 }
 

@@ -125,7 +125,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 121
+ktap_set_plan 128
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -300,18 +300,19 @@ run discover --log-file "$TMP/empty.bin" -o json
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | tr -d ' \n')" = '{"genctr":3,"records":[]}' ]
 result "json: an empty log" $?
 "$MKDLP" "$TMP/odd.bin" "trtype=2;adrfam=4;traddr=nn-0x1:pn-0x2;trsvcid=none" \
-	"trtype=99;adrfam=77;treq=3;eflags=9;tsas0=9"
+	"treq=0xfc;eflags=9"
 run discover --log-file "$TMP/odd.bin"
 [ "$RC" = 0 ] && [ -z "$ERR" ] &&
 	[ "$(echo "$OUT" | grep -E '^(trtype|adrfam|treq|eflags|sectype)')" = "trtype:  fc
 adrfam:  fibre-channel
 treq:    not specified
 eflags:  none
-trtype:  unrecognized
-adrfam:  unrecognized
-treq:    unrecognized
-eflags:  unrecognized" ]
-result "normal: fc, and codes nvfab does not know, shown as unrecognized" $?
+trtype:  tcp
+adrfam:  ipv4
+treq:    not specified, sq flow control disable supported
+eflags:  unrecognized
+sectype: none" ]
+result "normal: fc; TREQ's reserved bits ignored; EFLAGS nvfab does not know shown as unrecognized" $?
 
 # --- malformed logs ------------------------------------------------------------------
 printf 'short' >"$TMP/bad.bin"
@@ -339,6 +340,14 @@ left_out "TRADDR: a space inside" "TRADDR has a space inside" \
 	"raw_traddr=3139322e302e322e322078"
 left_out "TRADDR: DEL" "TRADDR has a control or non-ASCII byte" \
 	"raw_traddr=3139327f"
+left_out "TRTYPE 99" "unknown TRTYPE 99" "trtype=99"
+left_out "TRTYPE loop (host use)" "unknown TRTYPE 254" "trtype=254;adrfam=254"
+left_out "fc with ADRFAM ipv4" "ADRFAM 1 does not go with TRTYPE fc" "trtype=2"
+left_out "tcp with ADRFAM fc" "ADRFAM 4 does not go with TRTYPE tcp" "adrfam=4"
+left_out "TREQ secure channel 11b" "reserved TREQ secure channel (11b)" "treq=3"
+left_out "TCP SECTYPE 3" "undefined TCP SECTYPE 3" "tsas0=3"
+left_out "an NVM subsystem entry with the discovery NQN" \
+	"an NVM subsystem entry with the discovery NQN" "subnqn=$DNQN"
 left_out "SUBTYPE 0" "unknown SUBTYPE 0" "subtype=0"
 left_out "SUBTYPE 4" "unknown SUBTYPE 4" "subtype=4"
 left_out "SUBTYPE 255" "unknown SUBTYPE 255" "subtype=255"
