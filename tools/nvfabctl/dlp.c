@@ -191,6 +191,22 @@ static bool nvf_port_valid(const char *s)
 	return atol(s) <= 65535;
 }
 
+/* Does @trtype use @adrfam: IP for tcp, IP or IB for rdma, FC for fc? */
+static bool nvf_adrfam_ok(unsigned int trtype, unsigned int adrfam)
+{
+	bool ip = adrfam == NVF_ADRFAM_IPV4 || adrfam == NVF_ADRFAM_IPV6;
+
+	switch (trtype) {
+	case NVF_TRTYPE_TCP:
+		return ip;
+	case NVF_TRTYPE_RDMA:
+		return ip || adrfam == NVF_ADRFAM_IB;
+	case NVF_TRTYPE_FC:
+		return adrfam == NVF_ADRFAM_FC;
+	}
+	return false;
+}
+
 /*
  * Decode and check entry @p (NVF_DLP_ENTRY_LEN bytes) into @e. Return:
  * NULL, or why the entry is not usable (into @why when the reason needs
@@ -236,16 +252,9 @@ const char *nvf_dlp_entry_parse(const unsigned char *p,
 		snprintf(why, size, "unknown TRTYPE %u", e->trtype);
 		return why;
 	}
-	if (e->adrfam == NVF_ADRFAM_IPV4) {
-		af = AF_INET;
-	} else if (e->adrfam == NVF_ADRFAM_IPV6) {
-		af = AF_INET6;
-	} else {
-		af = 0;
-	}
-	if ((e->trtype == NVF_TRTYPE_FC) != (e->adrfam == NVF_ADRFAM_FC) ||
-	    (!af && e->adrfam != NVF_ADRFAM_FC &&
-	     !(e->adrfam == NVF_ADRFAM_IB && e->trtype == NVF_TRTYPE_RDMA))) {
+	af = e->adrfam == NVF_ADRFAM_IPV4 ? AF_INET :
+	     e->adrfam == NVF_ADRFAM_IPV6 ? AF_INET6 : 0;
+	if (!nvf_adrfam_ok(e->trtype, e->adrfam)) {
 		snprintf(why, size, "ADRFAM %u does not go with TRTYPE %s",
 			 e->adrfam, nvf_trtype_name(e->trtype));
 		return why;
