@@ -7,8 +7,14 @@
 # Then against nvmet over NVMe/TCP: a second identical connect is refused
 # unless -D; show-topology, list and list-subsys -o json parse and have
 # nvme-cli's members (tools/nvfabctl/tests/fixtures); disconnect -n counts
-# the controllers, and 0 when repeated. Nothing is left behind and the
-# kernel log stays clean.
+# the controllers, and 0 when repeated. discover reads nvmet's Discovery
+# Log Page through a discovery controller of its own (deleted after, kept
+# with -p, used again when live), in both formats; connect-all finds the
+# subsystem connected, and connects it once it is not. discovery add
+# makes a persistent entry of nvfab-discovery, which connects the
+# subsystem by itself; list shows it, remove takes it away (the I/O
+# controller stays). Nothing is left behind and the kernel log stays
+# clean.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -21,6 +27,8 @@ UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
 TMP=
 
 cleanup() {
+	rmdir /sys/kernel/config/nvfab/discovery/nvfabctl-t 2>/dev/null
+	nvfab_unload nvfab-discovery >/dev/null 2>&1
 	nvfab_tcp_cleanup
 	[ -z "$TMP" ] || rm -rf "$TMP"
 }
@@ -79,7 +87,7 @@ json_has() {
 }
 
 ktap_header
-ktap_set_plan 37
+ktap_set_plan 56
 ktap_diag "transport under test: $T"
 
 nvfab_load nvfab-core nvfab-fabrics || {
@@ -238,6 +246,50 @@ ktap_check "list -v -o json has nvme-cli's members" json_has nvme-cli-list-verbo
 run list-subsys -o json
 ktap_check "list-subsys -o json has nvme-cli's members" json_has nvme-cli-list-subsys.json
 
+# --- discover and connect-all against nvmet's discovery controller ------------
+DISC=(-t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID" -w "$(topo_host_addr 1)")
+ctrls_are() { test "$(nvfab_ctrl_count)" = "$1"; }
+run discover "${DISC[@]}"
+disc_lists() {
+	[ "$RC" = 0 ] && grep -qx "subnqn:  $NVMET_NQN" "$TMP/out" &&
+		grep -qx "traddr:  $(topo_tgt_addr 1)" "$TMP/out" &&
+		grep -qx "trsvcid: $NVMET_TRSVCID" "$TMP/out" &&
+		grep -q "^Discovery Log Number of Records [1-9]" "$TMP/out" &&
+		! grep -q "left out" "$TMP/err"
+}
+ktap_check "discover: nvmet's log lists the subsystem, every entry valid" disc_lists
+busywait 20000 ctrls_are 2
+ktap_check "discover: its discovery controller is deleted again" ctrls_are 2
+run discover "${DISC[@]}" -o json
+ktap_check "discover -o json: nvme-cli's shape, the subsystem's record" \
+	python3 -c '
+import json, sys
+nqn, addr, port = sys.argv[1:4]
+d = json.load(open(sys.argv[4]))
+r = [e for e in d["records"] if e["subnqn"] == nqn]
+ok = (isinstance(d["genctr"], int) and len(r) == 1 and
+      r[0]["trtype"] == "tcp" and r[0]["adrfam"] == "ipv4" and
+      r[0]["subtype"] == "nvme subsystem" and r[0]["traddr"] == addr and
+      r[0]["trsvcid"] == port and "sectype" in r[0])
+sys.exit(0 if ok else 1)' "$NVMET_NQN" "$(topo_tgt_addr 1)" "$NVMET_TRSVCID" "$TMP/out"
+run discover "${DISC[@]}" -p
+P=$(sed -n 's/^nvfabctl: discover: persistent discovery controller //p' "$TMP/err")
+ktap_check "discover -p: the discovery controller stays" ctrl_live "${P:-none}"
+run discover -d "${P:-none}" -o json
+ktap_check "discover -d: the log through that controller" \
+	grep -q "\"subnqn\": \"$NVMET_NQN\"" "$TMP/out"
+run discover "${DISC[@]}"
+ktap_check "discover: the live discovery controller is used, not a new one" \
+	test "$RC" = 0 -a "$(nvfab_ctrl_count)" = 3
+run connect-all "${DISC[@]}"
+ca_already() {
+	[ "$RC" = 0 ] && grep -qE "^already-connected nvfab[0-9]+ $NVMET_NQN tcp $(topo_tgt_addr 1) $NVMET_TRSVCID\$" "$TMP/out"
+}
+ktap_check "connect-all: the subsystem is connected already" ca_already
+[ -n "$P" ] && echo 1 >"/sys/class/nvfab/$P/delete_controller"
+busywait 20000 ctrls_are 2
+ktap_check "the persistent discovery controller deleted" ctrls_are 2
+
 run disconnect -n "$NVMET_NQN"
 ktap_check "disconnect -n: both controllers" \
 	succeeded_with "NQN:$NVMET_NQN disconnected 2 controller(s)"
@@ -247,6 +299,52 @@ ktap_check "no controller left" no_ctrls
 run disconnect -n "$NVMET_NQN"
 ktap_check "disconnect -n again: 0 controller(s), success" \
 	succeeded_with "NQN:$NVMET_NQN disconnected 0 controller(s)"
+run connect-all "${DISC[@]}" -i 1
+CA=$(sed -n "s/^connected \(nvfab[0-9]*\) $NVMET_NQN tcp .*/\1/p" "$TMP/out")
+ktap_check "connect-all: the subsystem connected" test "$RC" = 0 -a -n "$CA"
+busywait 20000 ready "${CA:-none}"
+ktap_check "connect-all: ${CA:-its controller} live with its namespaces, the discovery controller gone" \
+	test "$(nvfab_ctrl_count)" = 1 -a -n "$CA"
+run disconnect -n "$NVMET_NQN"
+ktap_check "disconnect -n: the controller of connect-all" \
+	succeeded_with "NQN:$NVMET_NQN disconnected 1 controller(s)"
+busywait 30000 no_ctrls
+
+# --- discovery add, list, remove: nvfab-discovery's configfs ------------------
+DE=/sys/kernel/config/nvfab/discovery/nvfabctl-t
+ktap_check "nvfab-discovery loads" nvfab_load nvfab-discovery
+run discovery add nvfabctl-t "${DISC[@]}" --poll-interval 5 --max-inflight 2
+ktap_check "discovery add: the entry made and enabled" \
+	test "$RC" = 0 -a "$(cat "$DE/enable" 2>/dev/null)" = 1
+entry_connected() { # the entry live, the subsystem connected by it
+	[ "$(cat "$DE/state" 2>/dev/null)" = live ] &&
+		grep -q "subnqn=$NVMET_NQN .*state=connected ctrl=nvfab" "$DE/log" 2>/dev/null
+}
+busywait 30000 entry_connected
+ktap_check "the kernel connected the subsystem by itself" entry_connected
+run discovery list -o json
+ktap_check "discovery list -o json: the entry, live, its log with the subsystem connected" \
+	python3 -c '
+import json, sys
+nqn, addr = sys.argv[1:3]
+d = json.load(open(sys.argv[3]))["discovery"]
+e = [x for x in d if x["name"] == "nvfabctl-t"]
+ok = (len(e) == 1 and e[0]["state"] == "live" and e[0]["traddr"] == addr and
+      e[0]["ctrl"].startswith("nvfab") and e[0]["max_inflight"] == "2" and
+      e[0]["stats"]["connects"] >= 1 and
+      any(l.get("subnqn") == nqn and l.get("state") == "connected"
+          for l in e[0]["log"]))
+sys.exit(0 if ok else 1)' "$NVMET_NQN" "$(topo_tgt_addr 1)" "$TMP/out"
+run discovery remove nvfabctl-t
+ktap_check "discovery remove: the entry gone" test "$RC" = 0 -a ! -e "$DE"
+one_io_ctrl() { ctrls_are 1 && [ "$(cat /sys/class/nvfab/nvfab*/subsysnqn)" = "$NVMET_NQN" ]; }
+busywait 20000 one_io_ctrl
+ktap_check "... its discovery controller deleted, the I/O controller stays" one_io_ctrl
+ktap_check "nvfab-discovery unloads" nvfab_unload nvfab-discovery
+run disconnect -n "$NVMET_NQN"
+ktap_check "disconnect -n: the controller nvfab-discovery made" \
+	succeeded_with "NQN:$NVMET_NQN disconnected 1 controller(s)"
+busywait 30000 no_ctrls
 ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core
 topo_cleanup >/dev/null 2>&1
 

@@ -15,14 +15,17 @@
  *                             no_path_tmo)
  *   connect OPTIONS...        a controller, given with the options of
  *                             "nvfabctl connect", parsed by connect.c
- *   discovery ...             reserved for persistent discovery
- *                             controllers: refused, not supported yet
+ *   discovery NAME OPTIONS... a persistent discovery controller of
+ *                             module nvfab-discovery, given with the
+ *                             options of "nvfabctl discovery add",
+ *                             parsed by discovery.c
  *
  * The file is parsed whole before anything is done. Every error is
  * reported as "FILE:LINE: message", and one error anywhere means that
- * nothing is applied. "apply" then writes every policy, in file order, and
- * only then connects every controller, in file order, skipping those that
- * are connected already, so that each subsystem is created with its policy
+ * nothing is applied. "apply" then writes every policy, in file order,
+ * then connects every controller, in file order, skipping those that are
+ * connected already, and last creates every discovery entry that configfs
+ * does not have yet, so that each subsystem is created with its policy
  * and a second run changes nothing.
  *
  * Documented in Documentation/admin-guide/nvfab-persistence.rst and
@@ -37,6 +40,7 @@
 
 #include "nvfabctl.h"
 #include "config.h"
+#include "dlp.h"
 
 #define NVF_ETC_NVFAB		"/etc/nvfab"
 #define NVF_CONF_NAME		"nvfab.conf"
@@ -55,6 +59,7 @@
 enum nvf_conf_kind {
 	NVF_CONF_POLICY,
 	NVF_CONF_CONNECT,
+	NVF_CONF_DISCOVERY,
 };
 
 /* Policy keys: attributes of a configfs entry, and of a subsystem in sysfs. */
@@ -94,6 +99,7 @@ struct nvf_conf_dir {
 	char			*nqn;		/* policy */
 	char			val[NVF_NR_POL][NVF_POL_VAL_MAX]; /* "": unset */
 	char			*opts;		/* connect: the option string */
+	struct nvf_disc_entry	*disc;		/* discovery */
 	bool			failed;		/* apply: the policy failed */
 };
 
@@ -103,7 +109,7 @@ struct nvf_conf {
 	size_t			where_size;
 	struct nvf_conf_dir	*dirs;
 	size_t			nr, cap;
-	size_t			nr_policy, nr_connect;
+	size_t			nr_policy, nr_connect, nr_discovery;
 	int			errors;
 	char			**words;	/* the words of the current line */
 	size_t			words_cap;
@@ -441,6 +447,40 @@ static void nvf_conf_connect(struct nvf_conf *c, int line, int argc,
 	c->nr_connect++;
 }
 
+/* discovery NAME OPTIONS...; errors are reported and counted. */
+static void nvf_conf_discovery(struct nvf_conf *c, int line, int argc,
+			       char **argv)
+{
+	struct nvf_disc_entry *e;
+	struct nvf_conf_dir *d;
+	size_t i;
+
+	e = nvf_disc_entry_parse(argc, argv);
+	if (!e) {
+		c->errors++;
+		return;
+	}
+	for (i = 0; i < c->nr; i++) {
+		d = &c->dirs[i];
+		if (d->kind == NVF_CONF_DISCOVERY &&
+		    !strcmp(nvf_disc_entry_name(d->disc),
+			    nvf_disc_entry_name(e))) {
+			nvf_err("discovery entry '%s' already given on line %d",
+				nvf_disc_entry_name(e), d->line);
+			nvf_disc_entry_free(e);
+			c->errors++;
+			return;
+		}
+	}
+	d = nvf_conf_add(c, NVF_CONF_DISCOVERY, line);
+	if (!d) {
+		nvf_disc_entry_free(e);
+		return;
+	}
+	d->disc = e;
+	c->nr_discovery++;
+}
+
 /*
  * Parse the whole file into @c, reporting every error. Return: 0, or -1
  * when the file cannot be read (reported); c->errors counts the errors.
@@ -481,10 +521,9 @@ static int nvf_conf_parse(struct nvf_conf *c)
 		} else if (!strcmp(c->words[0], "connect")) {
 			nvf_conf_connect(c, line, n, c->words);
 		} else if (!strcmp(c->words[0], "discovery")) {
-			nvf_err("directive 'discovery' is not supported yet (reserved for persistent discovery controllers)");
-			c->errors++;
+			nvf_conf_discovery(c, line, n, c->words);
 		} else {
-			nvf_err("unknown directive '%s' (expected policy or connect)",
+			nvf_err("unknown directive '%s' (expected policy, connect or discovery)",
 				c->words[0]);
 			c->errors++;
 		}
@@ -508,6 +547,7 @@ static void nvf_conf_free(struct nvf_conf *c)
 	for (i = 0; i < c->nr; i++) {
 		free(c->dirs[i].nqn);
 		free(c->dirs[i].opts);
+		nvf_disc_entry_free(c->dirs[i].disc);
 	}
 	free(c->dirs);
 	free(c->words);
@@ -529,7 +569,7 @@ static void nvf_conf_print_policy(const struct nvf_conf_dir *d)
 }
 
 /* <configfs>/nvfab, where <configfs> is $NVFAB_CONFIGFS or the usual. */
-static char *nvf_configfs_dir(void)
+char *nvf_configfs_dir(void)
 {
 	const char *root = getenv("NVFAB_CONFIGFS");
 
@@ -737,6 +777,12 @@ static int nvf_conf_find_ctrl(const char *opts, char *name, size_t size)
 	return found;
 }
 
+/* nvf_conf_find_ctrl() for the other verbs (discover.c). */
+int nvf_find_ctrl_opts(const char *opts, char *name, size_t size)
+{
+	return nvf_conf_find_ctrl(opts, name, size);
+}
+
 /* Connect one controller unless it is connected. Return: 0, or -1. */
 static int nvf_conf_apply_connect(struct nvf_conf *c,
 				  const struct nvf_conf_dir *d)
@@ -776,8 +822,24 @@ static int nvf_conf_apply_connect(struct nvf_conf *c,
 	return 0;
 }
 
+/* Create one discovery entry unless configfs has it. Return: 0, or -1. */
+static int nvf_conf_apply_discovery(struct nvf_conf *c,
+				    const struct nvf_conf_dir *d)
+{
+	bool exists;
+
+	if (nvf_disc_entry_apply(d->disc, &exists))
+		return -1;
+	printf("%s:%d: discovery %s: %s\n", c->file, d->line,
+	       nvf_disc_entry_name(d->disc),
+	       exists ? "exists already" : "created and enabled");
+	fflush(stdout);
+	return 0;
+}
+
 /*
- * Apply a parsed file without errors: every policy, then every connect.
+ * Apply a parsed file without errors: every policy, then every connect,
+ * then every discovery entry.
  * A failed directive does not stop the others (but a failed policy
  * stops the connects of its NQN). Return: the exit status.
  */
@@ -814,6 +876,13 @@ static int nvf_conf_apply(struct nvf_conf *c)
 			continue;
 		nvf_conf_at(c, c->dirs[i].line);
 		if (nvf_conf_apply_connect(c, &c->dirs[i]))
+			failed++;
+	}
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind != NVF_CONF_DISCOVERY)
+			continue;
+		nvf_conf_at(c, c->dirs[i].line);
+		if (nvf_conf_apply_discovery(c, &c->dirs[i]))
 			failed++;
 	}
 	nvf_conf_at(c, 0);
@@ -854,6 +923,29 @@ static const char *nvf_conf_policy_state(const struct nvf_conf_dir *d,
 	return state;
 }
 
+/*
+ * The state of a discovery entry: its configfs state (live, connecting,
+ * ...), "absent", or "unknown".
+ */
+static const char *nvf_conf_disc_state(const struct nvf_conf_dir *d)
+{
+	static char state[16];
+	char *base, *dir, *v;
+
+	base = nvf_disc_dir();
+	dir = base ? nvf_path(base, nvf_disc_entry_name(d->disc)) : NULL;
+	snprintf(state, sizeof(state), "%s", dir ? "absent" : "unknown");
+	if (dir && nvf_is_dir(dir)) {
+		v = nvf_attr_read(dir, "state");
+		snprintf(state, sizeof(state), "%s", v && *v ? v : "unknown");
+		nvf_sanitize(state);
+		free(v);
+	}
+	free(dir);
+	free(base);
+	return state;
+}
+
 /* Each directive with its state. Return: the exit status. */
 static int nvf_conf_show(struct nvf_conf *c)
 {
@@ -869,6 +961,13 @@ static int nvf_conf_show(struct nvf_conf *c)
 	printf("%-5s %-9s %-8s %s\n", "Line", "Directive", "State", "Details");
 	for (i = 0; i < c->nr; i++) {
 		d = &c->dirs[i];
+		if (d->kind == NVF_CONF_DISCOVERY) {
+			printf("%-5d %-9s %-8s %s ", d->line, "discovery",
+			       nvf_conf_disc_state(d), nvf_disc_entry_name(d->disc));
+			nvf_disc_entry_print(d->disc, stdout);
+			printf("\n");
+			continue;
+		}
 		if (d->kind == NVF_CONF_POLICY) {
 			printf("%-5d %-9s %-8s %s ", d->line, "policy",
 			       nvf_conf_policy_state(d, cfs), d->nqn);
@@ -893,7 +992,8 @@ void nvf_config_usage(FILE *f)
 		"The boot-time configuration, FILE (default " NVF_ETC_NVFAB "/" NVF_CONF_NAME "):\n"
 		"  check    parse FILE and report every error; change nothing\n"
 		"  apply    parse FILE whole (any error: change nothing), write each policy\n"
-		"           to configfs, then connect each controller not connected yet\n"
+		"           to configfs, connect each controller not connected yet, then\n"
+		"           create each discovery entry configfs does not have yet\n"
 		"  show     each directive of FILE and its state\n"
 		"\n"
 		"One directive per line; a word starting with '#' starts a comment:\n"
@@ -901,7 +1001,8 @@ void nvf_config_usage(FILE *f)
 		"                            iopolicy=NAME, no_path_tmo=auto|SECONDS\n"
 		"  connect OPTIONS...        the options of 'nvfabctl connect'\n"
 		"                            (all but -o, -v, --dry-run, -h)\n"
-		"  discovery ...             reserved, not supported yet\n"
+		"  discovery NAME OPTIONS... a persistent discovery controller: the\n"
+		"                            options of 'nvfabctl discovery add'\n"
 		"\n"
 		"  -h, --help   show this help\n");
 }
@@ -961,8 +1062,8 @@ int nvf_config(int argc, char **argv)
 		goto out_free;
 	}
 	if (!strcmp(sub, "check")) {
-		printf("%s: %zu policy and %zu connect directives, no errors\n",
-		       c.file, c.nr_policy, c.nr_connect);
+		printf("%s: %zu policy, %zu connect and %zu discovery directives, no errors\n",
+		       c.file, c.nr_policy, c.nr_connect, c.nr_discovery);
 		ret = NVF_EXIT_OK;
 	} else if (!strcmp(sub, "apply")) {
 		ret = nvf_conf_apply(&c);

@@ -15,6 +15,8 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 
 /* config.c */
 int nvf_config(int argc, char **argv);
+char *nvf_configfs_dir(void);
+int nvf_find_ctrl_opts(const char *opts, char *name, size_t size);
 void nvf_config_usage(FILE *f);
 
 #endif /* NVFABCTL_CONFIG_H */

@@ -15,6 +15,7 @@
 
 #include "nvfabctl.h"
 #include "config.h"
+#include "dlp.h"
 
 #ifndef NVFAB_VERSION
 #error "NVFAB_VERSION must be defined by the Makefile (from VERSION)"
@@ -129,6 +130,12 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_list,		nvf_list_usage },
 	{ "list-subsys",	"list subsystems, their controllers and paths",
 	  nvf_list_subsys,	nvf_list_subsys_usage },
+	{ "discover",		"print the Discovery Log Page of a discovery controller",
+	  nvf_discover,		nvf_discover_usage },
+	{ "connect-all",	"connect every subsystem a discovery controller lists",
+	  nvf_connect_all,	nvf_connect_all_usage },
+	{ "discovery",		"add, remove or list persistent discovery controllers",
+	  nvf_discovery,	nvf_discovery_usage },
 	{ "config",		"check, apply or show the boot-time configuration",
 	  nvf_config,		nvf_config_usage },
 	{ "show-topology",	"show subsystems, namespaces and their paths",

@@ -4,8 +4,10 @@
 # bash completion for nvfabctl(8): commands, each command's options, the
 # values of -o, -t/-r (transports), -r (show-topology's ranking), and
 # names from sysfs: controllers for disconnect -d, subsystem NQNs for
-# disconnect -n, devices for list-subsys and show-topology, config's
-# actions and file, commands for help. Installed by
+# disconnect -n and discover/connect-all -d, devices for list-subsys and
+# show-topology, config's actions and file, discovery's actions and (from
+# configfs, $NVFAB_CONFIGFS replacing /sys/kernel/config) entry names,
+# commands for help. Installed by
 # "make -C tools/nvfabctl install" as
 # $(PREFIX)/share/bash-completion/completions/nvfabctl. $NVFAB_SYSFS, as
 # for nvfabctl itself, replaces /sys.
@@ -13,7 +15,7 @@
 # Options nvfab does not support yet (TLS, DH-HMAC-CHAP) are accepted by
 # connect only to be refused, so they are not offered.
 
-_nvfabctl_cmds="connect disconnect disconnect-all list list-subsys config show-topology gen-hostnqn show-hostnqn help version"
+_nvfabctl_cmds="connect disconnect disconnect-all list list-subsys discover connect-all discovery config show-topology gen-hostnqn show-hostnqn help version"
 
 # _nvfabctl_opts COMMAND: its options, as its --help lists them.
 _nvfabctl_opts()
@@ -28,6 +30,24 @@ _nvfabctl_opts()
 			"-D --duplicate-connect -d --disable-sqflow -g --hdr-digest" \
 			"-G --data-digest -o --output-format --dry-run -v --verbose" \
 			"-h --help"
+		;;
+	discover | connect-all)
+		echo "-t --transport -a --traddr -s --trsvcid -n --nqn" \
+			"-w --host-traddr -f --host-iface -q --hostnqn -I --hostid" \
+			"-d --device -p --persistent --no-reuse --force" \
+			"-k --keep-alive-tmo -c --reconnect-delay -l --ctrl-loss-tmo" \
+			"-F --fast_io_fail_tmo -T --tos -i --nr-io-queues" \
+			"-W --nr-write-queues -P --nr-poll-queues -Q --queue-size" \
+			"-D --duplicate-connect --disable-sqflow -g --hdr-digest" \
+			"-G --data-digest -r --raw --log-file -o --output-format" \
+			"--quiet --dry-run -v --verbose -h --help"
+		;;
+	discovery)
+		echo "-t --transport -a --traddr -s --trsvcid -w --host-traddr" \
+			"-f --host-iface -q --hostnqn -I --hostid -n --nqn" \
+			"-k --keep-alive-tmo --connect --match --disconnect" \
+			"--poll-interval --max-inflight --connect-opts" \
+			"-o --output-format -v --verbose -h --help"
 		;;
 	disconnect) echo "-n --nqn -d --device -h --help" ;;
 	disconnect-all) echo "-r --transport -h --help" ;;
@@ -64,6 +84,11 @@ _nvfabctl_sysfs()
 				head -n 1 "$f/subsysnqn"
 			fi
 		done | sort -u
+		;;
+	discovery)
+		for f in "${NVFAB_CONFIGFS:-/sys/kernel/config}"/nvfab/discovery/*; do
+			[ -d "$f" ] && echo "${f##*/}"
+		done
 		;;
 	devices)
 		for f in "$root"/class/nvfab/nvfab* \
@@ -112,6 +137,32 @@ _nvfabctl()
 	connect:-t | connect:--transport | disconnect-all:-r | \
 	disconnect-all:--transport)
 		words="tcp rdma loop" ;;
+	discover:-t | discover:--transport | connect-all:-t | \
+	connect-all:--transport | discovery:-t | discovery:--transport)
+		words="tcp rdma" ;;
+	discover:-d | discover:--device | connect-all:-d | connect-all:--device)
+		words=$(_nvfabctl_sysfs ctrls) ;;
+	discovery:--connect)
+		words="all none match" ;;
+	discovery:--disconnect)
+		words="none ours" ;;
+	discover:-r | discover:--raw | discover:--log-file | \
+	connect-all:-r | connect-all:--raw | connect-all:--log-file)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return 0
+		;;
+	discover:-* | connect-all:-* | discovery:-*)
+		# an option whose value nvfabctl cannot guess
+		case $prev in
+		-[asnwfqIiWPQkclFT] | --traddr | --trsvcid | --nqn | \
+		--host-traddr | --host-iface | --hostnqn | --hostid | \
+		--nr-io-queues | --nr-write-queues | --nr-poll-queues | \
+		--queue-size | --keep-alive-tmo | --reconnect-delay | \
+		--ctrl-loss-tmo | --fast_io_fail_tmo | --tos | --match | \
+		--poll-interval | --max-inflight | --connect-opts)
+			return 0 ;;
+		esac
+		;;
 	show-topology:-r | show-topology:--ranking)
 		words="namespace ctrl multipath" ;;
 	disconnect:-d | disconnect:--device)
@@ -139,6 +190,14 @@ _nvfabctl()
 			case $cmd in
 			list-subsys | show-topology)
 				words=$(_nvfabctl_sysfs devices) ;;
+			discovery)
+				if [ "$c" = 2 ]; then
+					words="add remove list"
+				elif [ "$c" = 3 ] &&
+					[ "${COMP_WORDS[2]}" = remove ]; then
+					words=$(_nvfabctl_sysfs discovery)
+				fi
+				;;
 			config)
 				if [ "$c" = 2 ]; then
 					words="check apply show"

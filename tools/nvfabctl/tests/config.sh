@@ -80,17 +80,17 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 90
+ktap_set_plan 98
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
 run config check "$F"
 [ "$RC" = 0 ] && [ -z "$ERR" ] &&
-	[ "$OUT" = "$F: 1 policy and 2 connect directives, no errors" ]
+	[ "$OUT" = "$F: 1 policy, 2 connect and 0 discovery directives, no errors" ]
 result "check: a good file, with comments, blank and indented lines" $?
 cp "$F" "$NVFAB_ETC_NVFAB/nvfab.conf"
 run config check
-[ "$RC" = 0 ] && [ "$OUT" = "$NVFAB_ETC_NVFAB/nvfab.conf: 1 policy and 2 connect directives, no errors" ]
+[ "$RC" = 0 ] && [ "$OUT" = "$NVFAB_ETC_NVFAB/nvfab.conf: 1 policy, 2 connect and 0 discovery directives, no errors" ]
 result "check: the default file is nvfab.conf in \$NVFAB_ETC_NVFAB" $?
 printf 'policy %s iopolicy=numa\r\n%s\r\n' "$NQN" "$C1" >"$F"
 run config check "$F"
@@ -100,7 +100,7 @@ run config check "$F"
 result "check: no newline at the end" "$([ "$RC" = 0 ] && [ -z "$ERR" ]; echo $?)"
 conf "# nothing\n\n   \n\t# at all"
 run config check "$F"
-[ "$RC" = 0 ] && [ "$OUT" = "$F: 0 policy and 0 connect directives, no errors" ]
+[ "$RC" = 0 ] && [ "$OUT" = "$F: 0 policy, 0 connect and 0 discovery directives, no errors" ]
 result "check: only comments and blanks" $?
 : >"$F"
 run config check "$F"
@@ -144,9 +144,12 @@ NVFAB_ETC_NVME=$TMP/etc-both run config show "$F"
 result "connect lines take the host identity of /etc/nvme, as connect does" $?
 
 # --- parsing: errors, each with its line --------------------------------------
-bad "unknown directive" "conect -t tcp" "unknown directive 'conect' (expected policy or connect)"
-bad "discovery is reserved" "discovery -t tcp -a 192.0.2.2" \
-	"directive 'discovery' is not supported yet"
+bad "unknown directive" "conect -t tcp" "unknown directive 'conect' (expected policy, connect or discovery)"
+bad "discovery without NAME" "discovery -t tcp -a 192.0.2.2" "missing NAME"
+bad "discovery with a bad option value" "discovery d1 -t tcp -a 192.0.2.2 --max-inflight 0" \
+	"invalid --max-inflight '0' (1 to 1024)"
+bad "discovery without --traddr" "discovery d1 -t tcp" \
+	"required argument [--traddr | -a] not specified"
 bad "unknown connect option" "$C2 --bogus" "unrecognized or ambiguous option '--bogus'"
 bad "unknown short option" "$C2 -z" "unrecognized option '-z'"
 bad "connect option missing its value" "$C2 -Q" "option '-Q' requires an argument"
@@ -210,10 +213,10 @@ check_err "a NUL byte" 2 "contains a NUL byte"
 
 conf "conect\n\n$C1\npolicy $NQN iopolicy=Bad\n# fine\n$C1\ndiscovery"
 run config check "$F"
-[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:1: unknown directive 'conect' (expected policy or connect)
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:1: unknown directive 'conect' (expected policy, connect or discovery)
 nvfabctl: config: $F:4: invalid iopolicy 'Bad': expected a selector name, 1 to 31 of a-z, 0-9 and '-'
 nvfabctl: config: $F:6: the controller of line 3 again (same nqn, transport, traddr, host_traddr, host_iface, trsvcid and hostnqn)
-nvfabctl: config: $F:7: directive 'discovery' is not supported yet (reserved for persistent discovery controllers)
+nvfabctl: config: $F:7: missing NAME
 nvfabctl: config: $F: 4 errors" ]
 result "check: every error of the file, each with its line, then the count" $?
 
@@ -467,5 +470,53 @@ EOF
 run config check "$F"
 result "check: no host identity: one warning for the file" \
 	"$([ "$RC" = 0 ] && [ "$(grep -c ': warning: no host identity (' "$TMP/err")" = 1 ]; echo $?)"
+
+# --- discovery directives -------------------------------------------------------
+DISC1="discovery site-a -t tcp -a 192.0.2.10 -s 8009 --connect=match --match nqn.2014-08.org.example:* --max-inflight 4"
+DISC2="discovery site-b -t rdma -a 198.51.100.10 --disconnect none"
+conf "$GOOD\n$DISC1\n$DISC2"
+run config check "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] &&
+	[ "$OUT" = "$F: 1 policy, 2 connect and 2 discovery directives, no errors" ]
+result "check: discovery directives" $?
+conf "$DISC1\n# again\ndiscovery site-a -t tcp -a 192.0.2.11"
+check_err "a discovery name given twice" 3 \
+	"discovery entry 'site-a' already given on line 1"
+SHIM=$TMP/fake_shim.so
+gcc -shared -fPIC -Wall -Wextra -Werror -o "$SHIM" "$HERE/fake_shim.c" \
+	>"$TMP/shim.log" 2>&1 || sed 's/^/# /' "$TMP/shim.log"
+DA="transport traddr trsvcid host_traddr host_iface hostnqn hostid nqn kato connect_opts connect match disconnect poll_interval max_inflight enable state"
+RUNAS=(env LD_PRELOAD="$SHIM" NVFAB_FAKE_MKDIR_ATTRS="$DA")
+rm -rf "$CFS"
+conf "$DISC1\n$DISC2"
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:1: no $CFS/nvfab/discovery (is module nvfab-discovery loaded and configfs mounted?)
+nvfabctl: config: $F:2: no $CFS/nvfab/discovery (is module nvfab-discovery loaded and configfs mounted?)
+nvfabctl: config: $F: 2 of 2 directives failed" ]
+result "apply: discovery without nvfab/discovery in configfs: each line fails" $?
+mkdir -p "$CFS/nvfab/discovery"
+run config apply "$F"
+DDIR=$CFS/nvfab/discovery
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "$F:1: discovery site-a: created and enabled
+$F:2: discovery site-b: created and enabled" ] &&
+	[ "$(grep -h '' "$DDIR/site-a/traddr" "$DDIR/site-a/trsvcid" "$DDIR/site-a/connect" "$DDIR/site-a/match" "$DDIR/site-a/max_inflight" "$DDIR/site-a/enable")" = "192.0.2.10
+8009
+match
+nqn.2014-08.org.example:*
+4
+1" ] && [ "$(grep -h '' "$DDIR/site-b/transport" "$DDIR/site-b/disconnect" "$DDIR/site-b/enable")" = "rdma
+none
+1" ] && [ ! -s "$DDIR/site-b/trsvcid" ]
+result "apply: discovery entries made in configfs, their attributes, enable=1" $?
+echo live >"$DDIR/site-a/state"
+run config apply "$F"
+[ "$RC" = 0 ] && [ "$OUT" = "$F:1: discovery site-a: exists already
+$F:2: discovery site-b: exists already" ]
+result "apply: a second run leaves existing discovery entries alone" $?
+run config show "$F"
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR > 1 { print $1, $2, $3, $4 }')" = "1 discovery live site-a
+2 discovery unknown site-b" ]
+result "show: discovery entries with their configfs state" $?
+RUNAS=()
 
 ktap_finish

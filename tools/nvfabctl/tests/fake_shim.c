@@ -11,6 +11,23 @@
  *				LBA format, index FLBAS, default 0) and
  *				NVME_IOCTL_ID with 1; also log "id NSID"
  *				to NVFAB_FAKE_WRITE_LOG
+ *   NVFAB_FAKE_WRITE_DATA=FILE	append what each call writes, and a newline
+ *   NVFAB_FAKE_DLP=FILE	answer Get Log Page 70h (discovery) from FILE
+ *				(zeros past its end), or, if FILE is a
+ *				directory, from FILE/<device name>; log
+ *				"dlp OFFSET LEN RAE" to NVFAB_FAKE_WRITE_LOG
+ *   NVFAB_FAKE_DLP_GENCTR_INC=1
+ *				add the number of calls so far to each
+ *				GENCTR read (a log that never settles)
+ *   NVFAB_FAKE_DLP_NEXT=FILE, NVFAB_FAKE_DLP_SWITCH=N
+ *				from the (N+1)th Get Log Page on, answer
+ *				from this FILE instead (a log that changes
+ *				during a read)
+ *   NVFAB_FAKE_DLP_STATUS=S	answer Get Log Page with NVMe status S
+ *   NVFAB_FAKE_MKDIR_ATTRS="A B ..."
+ *				mkdir(2) also makes empty files A, B, ...
+ *				in the new directory and rmdir(2) removes
+ *				them first, as configfs has its attributes
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -23,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef ssize_t (*write_fn)(int fd, const void *buf, size_t count);
@@ -48,6 +66,15 @@ ssize_t write(int fd, const void *buf, size_t count)
 			close(lfd);
 		}
 	}
+	log = getenv("NVFAB_FAKE_WRITE_DATA");
+	if (log) {
+		lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (lfd >= 0) {
+			real_write(lfd, buf, count);
+			real_write(lfd, "\n", 1);
+			close(lfd);
+		}
+	}
 	err = getenv("NVFAB_FAKE_WRITE_ERRNO");
 	if (err) {
 		errno = atoi(err);
@@ -57,6 +84,108 @@ ssize_t write(int fd, const void *buf, size_t count)
 }
 
 typedef int (*ioctl_fn)(int fd, unsigned long req, ...);
+typedef int (*mkdir_fn)(const char *path, mode_t mode);
+typedef int (*rmdir_fn)(const char *path);
+
+/* Each name of NVFAB_FAKE_MKDIR_ATTRS under @dir: made, or removed. */
+static void fake_attrs(const char *dir, int make)
+{
+	const char *names = getenv("NVFAB_FAKE_MKDIR_ATTRS");
+	char path[4096], name[64];
+	int n, off = 0, fd;
+
+	while (names && sscanf(names + off, "%63s%n", name, &n) == 1) {
+		off += n;
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		if (make) {
+			fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			if (fd >= 0)
+				close(fd);
+		} else {
+			unlink(path);
+		}
+	}
+}
+
+int mkdir(const char *path, mode_t mode)
+{
+	mkdir_fn real_mkdir = (mkdir_fn)dlsym(RTLD_NEXT, "mkdir");
+	int ret = real_mkdir(path, mode);
+
+	if (!ret)
+		fake_attrs(path, 1);
+	return ret;
+}
+
+int rmdir(const char *path)
+{
+	rmdir_fn real_rmdir = (rmdir_fn)dlsym(RTLD_NEXT, "rmdir");
+
+	fake_attrs(path, 0);
+	return real_rmdir(path);
+}
+
+/* Get Log Page 70h from NVFAB_FAKE_DLP (and _NEXT). */
+static int fake_dlp(int dfd, struct nvme_passthru_cmd *cmd)
+{
+	char proc[64], dev[4096], path[4200];
+	struct stat sb;
+	ssize_t len;
+	static int calls;
+	const char *file = getenv("NVFAB_FAKE_DLP");
+	const char *next = getenv("NVFAB_FAKE_DLP_NEXT");
+	const char *sw = getenv("NVFAB_FAKE_DLP_SWITCH");
+	const char *st = getenv("NVFAB_FAKE_DLP_STATUS");
+	const char *log = getenv("NVFAB_FAKE_WRITE_LOG");
+	unsigned long long off;
+	unsigned char *buf;
+	char line[96];
+	ssize_t got;
+	int fd, n;
+
+	off = cmd->cdw12 | (unsigned long long)cmd->cdw13 << 32;
+	if (log) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			n = snprintf(line, sizeof(line), "dlp %llu %u %u\n", off,
+				     cmd->data_len, cmd->cdw10 >> 15 & 1);
+			((write_fn)dlsym(RTLD_NEXT, "write"))(fd, line, n);
+			close(fd);
+		}
+	}
+	if (st)
+		return (int)strtol(st, NULL, 0);
+	if ((cmd->cdw10 & 0xff) != 0x70 ||
+	    ((cmd->cdw10 >> 16) + 1) * 4 != cmd->data_len) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (next && sw && calls >= atoi(sw))
+		file = next;
+	calls++;
+	if (!stat(file, &sb) && S_ISDIR(sb.st_mode)) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
+		len = readlink(proc, dev, sizeof(dev) - 1);
+		if (len < 0)
+			return -1;
+		dev[len] = '\0';
+		snprintf(path, sizeof(path), "%s/%s", file,
+			 strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev);
+		file = path;
+	}
+	buf = (unsigned char *)(uintptr_t)cmd->addr;
+	memset(buf, 0, cmd->data_len);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = pread(fd, buf, cmd->data_len, (off_t)off);
+	close(fd);
+	if (got < 0)
+		return -1;
+	if (!off && getenv("NVFAB_FAKE_DLP_GENCTR_INC"))
+		buf[0] += (unsigned char)calls;
+	return 0;
+}
 
 static void put_le64(unsigned char *p, unsigned long long v)
 {
@@ -84,6 +213,9 @@ int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (!real_ioctl)
 		real_ioctl = (ioctl_fn)dlsym(RTLD_NEXT, "ioctl");
+	if (req == NVME_IOCTL_ADMIN_CMD && getenv("NVFAB_FAKE_DLP") &&
+	    ((struct nvme_passthru_cmd *)arg)->opcode == 0x02)
+		return fake_dlp(fd, arg);
 	spec = getenv("NVFAB_FAKE_IDNS");
 	if (!spec || (req != NVME_IOCTL_ID && req != NVME_IOCTL_ADMIN_CMD))
 		return real_ioctl(fd, req, arg);

@@ -8,7 +8,8 @@
 # sysfs tree, list-subsys and show-topology against a fake multipath one,
 # their JSON against nvme-cli's (tests/fixtures/), the duplicate-connect
 # check, the bash completion and make install; tests/config.sh (nvfabctl
-# config) nested. KTAP output; exits 0 only if every test passes.
+# config) and tests/discover.sh (discover, connect-all, discovery)
+# nested. KTAP output; exits 0 only if every test passes.
 #
 # Environment the tool honours, pointed into a temp dir here:
 #   NVFAB_ETC_NVME	 instead of /etc/nvme
@@ -79,7 +80,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 227
+ktap_set_plan 233
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -1204,7 +1205,7 @@ complete_is "every command of help, and only those" "$cmds" nvfabctl ""
 complete_is "a command prefix" "show-hostnqn show-topology " nvfabctl sh
 st=0
 for v in connect disconnect disconnect-all list list-subsys show-topology \
-	gen-hostnqn show-hostnqn; do
+	gen-hostnqn show-hostnqn discover connect-all discovery; do
 	want=$("$BIN" "$v" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z_-]+' |
 		grep -oE -- '--[a-z_-]+$' | sort | tr '\n' ' ')
 	got=$(complete_words nvfabctl "$v" --)
@@ -1230,6 +1231,15 @@ NVFAB_SYSFS=$MP complete_is "disconnect -n: an NQN split at its colon" \
 NVFAB_SYSFS=$MP complete_is "list-subsys: devices from sysfs" \
 	"nvfab-subsys10 nvfab-subsys2 " nvfabctl list-subsys nvfab-s
 complete_is "help: commands" "list list-subsys " nvfabctl help li
+complete_is "discovery: its actions" "add list remove " nvfabctl discovery ""
+mkdir -p "$TMP/ccfs/nvfab/discovery/site-a" "$TMP/ccfs/nvfab/discovery/site-b"
+NVFAB_CONFIGFS=$TMP/ccfs complete_is "discovery remove: entries from configfs" \
+	"site-a site-b " nvfabctl discovery remove ""
+complete_is "discovery --connect values" "all match none " \
+	nvfabctl discovery add x --connect ""
+NVFAB_SYSFS=$SYS complete_is "discover -d: controllers from sysfs" \
+	"nvfab1 nvfab10 " nvfabctl discover -d nvfab1
+complete_is "connect-all -t values" "rdma tcp " nvfabctl connect-all -t ""
 
 # --- make install, uninstall ------------------------------------------------------
 DEST=$TMP/dest
@@ -1265,7 +1275,7 @@ expect_ok "version from VERSION" "nvfabctl version $(cat "$REPO/VERSION")" versi
 run help
 st=$RC
 for v in connect disconnect disconnect-all list list-subsys show-topology \
-	gen-hostnqn show-hostnqn; do
+	gen-hostnqn show-hostnqn discover connect-all discovery; do
 	echo "$OUT" | grep -qE "^  $v " || { ktap_diag "no $v"; st=1; }
 done
 result "help lists every command" $st
@@ -1308,5 +1318,12 @@ echo "# nvfabctl: tests/config.sh"
 st=$?
 sed 's/^/    /' "$TMP/config.ktap"
 result "config: tests/config.sh (nested above)" $st
+
+# --- discover, connect-all, discovery: tests/discover.sh, nested ----------------
+echo "# nvfabctl: tests/discover.sh"
+"$HERE/discover.sh" >"$TMP/discover.ktap" 2>&1
+st=$?
+sed 's/^/    /' "$TMP/discover.ktap"
+result "discover: tests/discover.sh (nested above)" $st
 
 ktap_finish
