@@ -11,7 +11,7 @@
 # them into ratios.
 #
 # Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"; the
-# blocks run in the order single, rdma, mpath in each round):
+# blocks run in the order single, rdma, disc, mpath in each round):
 #   single  one controller on path 1: 4k randread QD1 and QD32, QD32 as
 #           $QD32_JOBS fio jobs of QD8 (more jobs than vCPUs), 128k seq read;
 #           every steady job also measures the guest's CPU per I/O
