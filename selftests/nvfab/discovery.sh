@@ -351,7 +351,7 @@ aens0=$(dstat d2 aens) reads0=$(dstat d2 log_reads)
 t0=$SECONDS
 topo_cut 2
 ktap_check "path 2 down: keep-alive (kato $KATO) finds it" \
-	busywait $((4 * KATO * 1000)) d2_down
+	busywait $((6 * KATO * 1000)) d2_down
 ktap_diag "d2 $(cat "$DCFS/d2/state") after $((SECONDS - t0)) s"
 tgt_subsys "$P3" && tgt_link 2 "$P3"
 left=$((DOWN_S - (SECONDS - t0)))
