@@ -2,7 +2,8 @@
 /*
  * Asynchronous events (NVMe Base 2.0, 5.2): the events nvfab enables, the
  * Asynchronous Event Request kept outstanding while the controller is
- * live, and what a completed one triggers (namespace scan, ANA log read).
+ * live, and what a completed one triggers (namespace scan, ANA log read,
+ * the discovery log change notifier).
  */
 #include "compat.h"
 #include "nvfab.h"
@@ -96,6 +97,13 @@ void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
 		   info == NVME_AER_NOTICE_ANA && ctrl->ana_supported) {
 		/* Reading the ANA log re-arms the event. */
 		queue_work(nvfab_wq, &ctrl->ana_work);
+	} else if (type == NVME_AER_NOTICE &&
+		   info == NVME_AER_NOTICE_DISC_CHANGED) {
+		/*
+		 * nvfab-discovery reads the log from its own work item;
+		 * reading it (RAE cleared) re-arms the event.
+		 */
+		nvfab_ctrl_event(ctrl, NVFAB_CTRL_EVENT_DISC_CHANGE);
 	} else {
 		dev_info(ctrl->device, "async event 0x%08x not handled\n",
 			 result);

@@ -5,6 +5,7 @@
  *
  *   nvfab/
  *     features			(RO) the attributes of an entry
+ *     discovery/			added by nvfab-discovery (its own file)
  *     subsystems/
  *       <subsystem NQN>/		mkdir creates an entry, rmdir removes it
  *         iopolicy		path selector name; empty = module default
@@ -471,6 +472,38 @@ bool nvfab_configfs_subsys_cfg(const char *subnqn, struct nvfab_subsys_cfg *cfg)
 	mutex_unlock(&nvfab_cfg_lock);
 	return found;
 }
+
+/**
+ * nvfab_configfs_register_group() - add a directory under /sys/kernel/config/nvfab
+ * @group: an initialised group (config_group_init_type_name()); its type's
+ *	ct_owner is the calling module
+ *
+ * For the other nvfab modules: nvfab-discovery adds discovery/ when it
+ * loads. The group stays until nvfab_configfs_unregister_group().
+ *
+ * Context: process context; may sleep. Not from a configfs callback.
+ * Return: 0, or the error of configfs_register_group(): -EEXIST for a
+ * name in use, -ENOMEM.
+ */
+int nvfab_configfs_register_group(struct config_group *group)
+{
+	return configfs_register_group(&nvfab_cfg_subsys.su_group, group);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_configfs_register_group);
+
+/**
+ * nvfab_configfs_unregister_group() - remove a group added above
+ * @group: a group nvfab_configfs_register_group() added
+ *
+ * Context: process context; may sleep. The group must hold no user-made
+ * directory: each one pins its type's module, so the module exit of that
+ * module only runs once they are gone.
+ */
+void nvfab_configfs_unregister_group(struct config_group *group)
+{
+	configfs_unregister_group(group);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_configfs_unregister_group);
 
 /**
  * nvfab_configfs_init() - register /sys/kernel/config/nvfab

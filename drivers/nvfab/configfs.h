@@ -10,6 +10,8 @@
 
 #include <linux/types.h>
 
+struct config_group;
+
 /* Longest iopolicy (selector) name, without the NUL. */
 #define NVFAB_IOPOLICY_NAME_MAX		31
 
@@ -31,6 +33,8 @@ struct nvfab_subsys_cfg {
 
 int nvfab_configfs_init(void);
 void nvfab_configfs_exit(void);
+int nvfab_configfs_register_group(struct config_group *group);
+void nvfab_configfs_unregister_group(struct config_group *group);
 bool nvfab_configfs_subsys_cfg(const char *subnqn,
 			       struct nvfab_subsys_cfg *cfg);
 /* also the parser of sysfs nvfab-subsysX/no_path_tmo */

@@ -215,6 +215,8 @@ bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
 	spin_unlock_irqrestore(&ctrl->lock, flags);
 
 	if (changed) {
+		if (new_state == NVFAB_CTRL_DELETING)
+			nvfab_ctrl_event(ctrl, NVFAB_CTRL_EVENT_DELETING);
 		trace_nvfab_ctrl_state(ctrl, old, new_state);
 		wake_up_all(&ctrl->state_wq);
 		dev_dbg(ctrl->device, "state %s -> %s\n",
@@ -224,6 +226,55 @@ bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
 	return changed;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_change_ctrl_state);
+
+/* ---- events ---- */
+
+static ATOMIC_NOTIFIER_HEAD(nvfab_ctrl_notifier);
+
+/**
+ * nvfab_register_ctrl_notifier() - hear the events of every controller
+ * @nb: the callback (see enum nvfab_ctrl_event); its notifier_call runs in
+ *	atomic context and must not sleep
+ *
+ * Used by nvfab-discovery, which reads the Discovery Log Page again when
+ * one of its discovery controllers reconnects or sends a DLP change AEN.
+ *
+ * Context: process context.
+ * Return: 0 (atomic_notifier_chain_register() cannot fail).
+ */
+int nvfab_register_ctrl_notifier(struct notifier_block *nb)
+{
+	return atomic_notifier_chain_register(&nvfab_ctrl_notifier, nb);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_register_ctrl_notifier);
+
+/**
+ * nvfab_unregister_ctrl_notifier() - stop hearing controller events
+ * @nb: a callback registered with nvfab_register_ctrl_notifier()
+ *
+ * Waits for callbacks running on other CPUs (an RCU grace period), so
+ * that @nb may be freed, and its module unloaded, once this returns.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int nvfab_unregister_ctrl_notifier(struct notifier_block *nb)
+{
+	return atomic_notifier_chain_unregister(&nvfab_ctrl_notifier, nb);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_unregister_ctrl_notifier);
+
+/**
+ * nvfab_ctrl_event() - tell the registered callbacks about an event
+ * @ctrl: the controller
+ * @event: what happened
+ *
+ * Context: any context.
+ */
+void nvfab_ctrl_event(struct nvfab_ctrl *ctrl, enum nvfab_ctrl_event event)
+{
+	atomic_notifier_call_chain(&nvfab_ctrl_notifier, event, ctrl);
+}
 
 /* ---- deletion ---- */
 

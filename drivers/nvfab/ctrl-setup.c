@@ -598,7 +598,7 @@ out_teardown_admin:
  * @ctrl: a controller that just went live
  *
  * Keep-alive, the AER, a namespace scan; bios waiting on its paths are
- * sent again.
+ * sent again; then NVFAB_CTRL_EVENT_LIVE is told to the notifier chain.
  *
  * Context: may sleep.
  */
@@ -609,6 +609,7 @@ void nvfab_start_ctrl(struct nvfab_ctrl *ctrl)
 	queue_work(nvfab_wq, &ctrl->async_event_work);
 	nvfab_queue_scan(ctrl);
 	nvfab_kick_requeue_lists(ctrl);
+	nvfab_ctrl_event(ctrl, NVFAB_CTRL_EVENT_LIVE);
 }
 
 /**

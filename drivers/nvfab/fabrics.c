@@ -544,8 +544,7 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
  * out-of-range option or a conflicting host identity; -EOPNOTSUPP for an
  * upstream option nvfab does not implement; -ENOMEM.
  */
-VISIBLE_IF_KUNIT int nvfab_parse_options(struct nvfab_ctrl_options *opts,
-					 const char *buf)
+int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf)
 {
 	int ctrl_loss_tmo = NVFAB_DEF_CTRL_LOSS_TMO;
 	substring_t args[MAX_OPT_ARGS];
@@ -627,7 +626,7 @@ out_free:
 	kfree(hostnqn);
 	return ret;
 }
-EXPORT_SYMBOL_IF_KUNIT(nvfab_parse_options);
+EXPORT_SYMBOL_NVFAB(nvfab_parse_options);
 
 /* Log each option in @bits that @opts lacks (@missing) or has (!@missing). */
 static void nvfab_report_opts(unsigned int bits, const char *what,
@@ -816,6 +815,27 @@ out_free_opts:
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_create_ctrl);
 
+static struct miscdevice nvfab_misc;
+
+/**
+ * nvfab_fabrics_create_ctrl() - create a controller for another module
+ * @buf: NUL-terminated option string, as written to /dev/nvfab-fabrics
+ *
+ * What a write to /dev/nvfab-fabrics does, for nvfab-discovery: the
+ * controller's parent is the /dev/nvfab-fabrics device, as for one that
+ * user space created. The controller holds one reference for its own
+ * life, dropped when it is deleted; a caller that keeps the pointer takes
+ * its own with get_device(ctrl->device) at once.
+ *
+ * Context: process context; may sleep for as long as the connect takes.
+ * Return: the live controller or an ERR_PTR: see nvfab_create_ctrl().
+ */
+struct nvfab_ctrl *nvfab_fabrics_create_ctrl(const char *buf)
+{
+	return nvfab_create_ctrl(nvfab_misc.this_device, buf);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_fabrics_create_ctrl);
+
 /*
  * One open file of /dev/nvfab-fabrics. @lock serialises a create against
  * reads of the same file; different files connect in parallel.
@@ -826,8 +846,6 @@ struct nvfab_dev_file {
 	int		instance;	/* protected by lock */
 	int		cntlid;		/* protected by lock */
 };
-
-static struct miscdevice nvfab_misc;
 
 static int nvfab_dev_show(struct seq_file *m, void *v)
 {

@@ -13,6 +13,7 @@
 #include <linux/device.h>
 #include <linux/hrtimer.h>
 #include <linux/kref.h>
+#include <linux/notifier.h>
 #include <linux/nvme.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -425,6 +426,29 @@ static inline enum nvfab_ctrl_state nvfab_ctrl_state(struct nvfab_ctrl *ctrl)
 
 bool nvfab_change_ctrl_state(struct nvfab_ctrl *ctrl,
 			     enum nvfab_ctrl_state new_state);
+
+/**
+ * enum nvfab_ctrl_event - controller events told to the notifier chain
+ * @NVFAB_CTRL_EVENT_LIVE:	the controller went live, at its first connect
+ *				or a reconnect; its AENs are enabled and its
+ *				AER is queued
+ * @NVFAB_CTRL_EVENT_DISC_CHANGE: a Discovery Log Page Change notice arrived
+ *				(NVMe over Fabrics 1.1, 5.3; AEN notice F0h)
+ * @NVFAB_CTRL_EVENT_DELETING:	the controller's removal started
+ *
+ * The callbacks (nvfab_register_ctrl_notifier()) get the event as @action
+ * and the struct nvfab_ctrl as @data. They run in atomic context: they
+ * only queue their own work.
+ */
+enum nvfab_ctrl_event {
+	NVFAB_CTRL_EVENT_LIVE,
+	NVFAB_CTRL_EVENT_DISC_CHANGE,
+	NVFAB_CTRL_EVENT_DELETING,
+};
+
+int nvfab_register_ctrl_notifier(struct notifier_block *nb);
+int nvfab_unregister_ctrl_notifier(struct notifier_block *nb);
+void nvfab_ctrl_event(struct nvfab_ctrl *ctrl, enum nvfab_ctrl_event event);
 int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 		    const struct nvfab_ctrl_ops *ops,
 		    struct nvfab_ctrl_options *opts);

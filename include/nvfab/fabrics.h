@@ -237,8 +237,10 @@ bool nvfab_opts_same_path(const struct nvfab_ctrl_options *a,
 			  const struct nvfab_ctrl_options *b,
 			  const char *default_trsvcid);
 
-#if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf);
+struct nvfab_ctrl *nvfab_fabrics_create_ctrl(const char *buf);
+
+#if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_check_transport_opts(struct nvfab_ctrl_options *opts,
 			       const struct nvfab_transport_ops *ops);
 struct nvfab_ctrl *nvfab_create_ctrl(struct device *dev, const char *buf);
