@@ -47,7 +47,10 @@ DCFS=/sys/kernel/config/nvfab/discovery
 MODP=/sys/module/nvfab_discovery/parameters
 DISC_NQN=nqn.2014-08.org.nvmexpress.discovery
 PFX=nqn.2014-08.org.nvmexpress:nvfab-disc
-HOSTNQN_T=nqn.2014-08.org.nvmexpress:uuid:6b1b8f57-3c1a-4b5e-9d2a-0c0ffee0d15c
+# The entries' host identity (allowed_hosts below): its own hostid too,
+# nvfab-fabrics refuses a hostid already paired with another hostnqn.
+HOSTID_T=6b1b8f57-3c1a-4b5e-9d2a-0c0ffee0d15c
+HOSTNQN_T=nqn.2014-08.org.nvmexpress:uuid:$HOSTID_T
 KATO=5
 DOWN_S=${NVFAB_DISC_DOWN_S:-30}
 STORM=${NVFAB_DISC_STORM:-200}
@@ -125,7 +128,8 @@ disc_new() {
 	# no host_traddr: a referral child takes the same options, and
 	# port 2 is not reachable from path 1's address
 	echo tcp >"$e/transport" && topo_tgt_addr "$p" >"$e/traddr" &&
-		echo "$NVMET_TRSVCID" >"$e/trsvcid" && echo "$HOSTNQN_T" >"$e/hostnqn" && echo "$KATO" >"$e/kato" &&
+		echo "$NVMET_TRSVCID" >"$e/trsvcid" && echo "$HOSTNQN_T" >"$e/hostnqn" &&
+		echo "$HOSTID_T" >"$e/hostid" && echo "$KATO" >"$e/kato" &&
 		echo "reconnect_delay=1,nr_io_queues=1,queue_size=32" >"$e/connect_opts" || return
 	for kv in "$@"; do
 		echo "${kv#*=}" >"$e/${kv%%=*}" || return
