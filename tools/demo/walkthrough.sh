@@ -20,8 +20,8 @@
 #      measured
 #   6. cuts a path under I/O: failover, time to detect, stall, reconnect
 #   7. runs nvme id-ctrl and nvme ana-log on nvfab's controller nodes
-#   8. follows the target's discovery controller (nvfab-discovery, a
-#      configfs entry): a subsystem that appears on the target is
+#   8. follows the target's discovery controller on port 3 (nvfab-discovery,
+#      a configfs entry): a subsystem that appears on the target is
 #      connected by itself, and disconnected when it goes
 #   9. disconnects, removes the configfs entries and unloads the modules
 #
@@ -73,9 +73,11 @@ NSIDS=(1 2)
 # connect, because configfs gives the subsystem that selector.
 MODS=(nvfab-core nvfab-fabrics nvfab-tcp nvfab-ps-service-time nvfab-discovery)
 # Step 8: the subsystem that appears on the target, and the discovery
-# entry that follows port 1.
+# entry that follows port 3 (port 1 is inaccessible since step 5: a new
+# subsystem's namespace there would be in that ANA group too).
 DISC_NQN=${NQN}-appears
 DISC_ENTRY=demo
+DISC_PORT=3
 # What the target says about each port (index: path number).
 TARGET_ANA=(- optimized non-optimized optimized)
 
@@ -1205,15 +1207,15 @@ step8() {
 		echo 1 >"$sub/namespaces/1/enable"; } 2>"$TMP/err"; then
 		indent_file "$TMP/err"
 	fi
-	say "A discovery entry for port 1, in configfs:"
+	say "A discovery entry for port $DISC_PORT (path $DISC_PORT, optimized), in configfs:"
 	show_cmd "mkdir $e"
 	mkdir "$e" 2>"$TMP/err" || indent_file "$TMP/err"
 	show_cmd "echo tcp > $e/transport"
-	show_cmd "echo $(topo_tgt_addr 1) > $e/traddr; echo $NVMET_TRSVCID > $e/trsvcid"
-	show_cmd "echo $(topo_host_addr 1) > $e/host_traddr"
+	show_cmd "echo $(topo_tgt_addr "$DISC_PORT") > $e/traddr; echo $NVMET_TRSVCID > $e/trsvcid"
+	show_cmd "echo $(topo_host_addr "$DISC_PORT") > $e/host_traddr"
 	show_cmd "echo 1 > $e/enable"
-	{ echo tcp >"$e/transport" && topo_tgt_addr 1 >"$e/traddr" &&
-		echo "$NVMET_TRSVCID" >"$e/trsvcid" && topo_host_addr 1 >"$e/host_traddr" &&
+	{ echo tcp >"$e/transport" && topo_tgt_addr "$DISC_PORT" >"$e/traddr" &&
+		echo "$NVMET_TRSVCID" >"$e/trsvcid" && topo_host_addr "$DISC_PORT" >"$e/host_traddr" &&
 		echo 1 >"$e/enable"; } 2>"$TMP/err" || indent_file "$TMP/err"
 	await 30 "the discovery controller" entry_live
 	st=$(cat "$e/state" 2>/dev/null)
@@ -1221,15 +1223,15 @@ step8() {
 		test "$st" = live
 	run_show "$TMP/log.txt" cat "$e/log"
 	line=$(log_line "$NQN")
-	check "the log lists $NQN as present (connected already by step 1, not again)" \
+	check "the log lists $NQN as present (path $DISC_PORT connected already, not again)" \
 		test -n "$line" -a "${line##* state=present }" != "$line"
 
-	say "Now the target exports the second subsystem on port 1. nvmet tells"
+	say "Now the target exports the second subsystem on port $DISC_PORT. nvmet tells"
 	say "the host with a Discovery Log Page change notice:"
-	show_cmd "ln -s $sub $NVMET_CFS/ports/1/subsystems/    (on the target)"
+	show_cmd "ln -s $sub $NVMET_CFS/ports/$DISC_PORT/subsystems/    (on the target)"
 	now_ms
 	t0=$NOW_MS
-	ln -s "$sub" "$NVMET_CFS/ports/1/subsystems/$DISC_NQN" 2>"$TMP/err" || indent_file "$TMP/err"
+	ln -s "$sub" "$NVMET_CFS/ports/$DISC_PORT/subsystems/$DISC_NQN" 2>"$TMP/err" || indent_file "$TMP/err"
 	if await 60 "the host to connect it" disc_usable; then
 		now_ms
 		took="$((NOW_MS - t0)) ms"
@@ -1248,10 +1250,10 @@ step8() {
 	check "fio verify on it clean (exit $rc)" test "$rc" = 0
 
 	say "The target stops exporting it: the host disconnects what it connected."
-	show_cmd "rm $NVMET_CFS/ports/1/subsystems/$DISC_NQN    (on the target)"
+	show_cmd "rm $NVMET_CFS/ports/$DISC_PORT/subsystems/$DISC_NQN    (on the target)"
 	now_ms
 	t0=$NOW_MS
-	rm -f "$NVMET_CFS/ports/1/subsystems/$DISC_NQN"
+	rm -f "$NVMET_CFS/ports/$DISC_PORT/subsystems/$DISC_NQN"
 	if await 60 "the host to disconnect it" disc_gone; then
 		now_ms
 		gone="$((NOW_MS - t0)) ms"
