@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Record the kernel's nvfab ANA uevents, one line per event.
+"""Record the kernel's nvfab uevents of one kind, one line per event.
 
-  uevent_listen.py READY_FILE OUT_FILE SECONDS
+  uevent_listen.py READY_FILE OUT_FILE SECONDS [EVENT]
 
 Binds a NETLINK_KOBJECT_UEVENT socket to the kernel's multicast group,
 touches READY_FILE once bound (so that a test changes nothing before the
 listener can see it), then for SECONDS (or until SIGTERM) writes every
-uevent carrying NVFAB_EVENT=ana_change to OUT_FILE as its KEY=value
-fields separated by spaces, flushed line by line.
+uevent carrying NVFAB_EVENT=<value> to OUT_FILE as its KEY=value fields
+separated by spaces, flushed line by line. EVENT (default ana_change) is
+the value, or a prefix of it when it ends with "*" (discovery_*: every
+discovery event).
 """
 import os
 import signal
@@ -18,10 +20,18 @@ import time
 
 
 def main(argv):
-    if len(argv) != 4:
+    if len(argv) not in (4, 5):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     ready, out_path, secs = argv[1], argv[2], float(argv[3])
+    event = argv[4] if len(argv) == 5 else "ana_change"
+    key = "NVFAB_EVENT=" + event.rstrip("*")
+
+    def wanted(field):
+        if event.endswith("*"):
+            return field.startswith(key)
+        return field == key
+
     # NETLINK_KOBJECT_UEVENT (15): Python's socket module has no name for it.
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
@@ -38,7 +48,7 @@ def main(argv):
                 continue
             # "ACTION@DEVPATH\0KEY=value\0..."
             fields = [f.decode(errors="replace") for f in data.split(b"\0")]
-            if "NVFAB_EVENT=ana_change" not in fields:
+            if not any(wanted(f) for f in fields):
                 continue
             out.write(" ".join(f for f in fields[1:] if f) + "\n")
             out.flush()

@@ -20,8 +20,13 @@
 #   BENCH_SETS     scenario sets (default "single mpath"); words of:
 #                  single (QD1, QD32, 128k seq on one path), rdma (QD1,
 #                  QD32, 128k seq over rxe: nvfab-rdma vs nvme-rdma),
-#                  mpath (= sym asym lb ana cut), sym, asym, lb, ana, cut;
-#                  see guest.sh
+#                  disc (asynchronous discovery: nvfab-discovery vs nvme
+#                  discover -p + uevent connect-all), mpath (= sym asym
+#                  lb ana cut), sym, asym, lb, ana, cut; see guest.sh
+#   BENCH_DISC_CHANGES  timed subsystem links per host and round in the
+#                  disc set (default 10: the median of 10)
+#   BENCH_DISC_STORM    subsystems linked at once in the disc set
+#                  (default 200)
 #   BENCH_DELAYS   netem delays of path 2 in ms for asym (default "1 30")
 #   BENCH_LB_DELAYS  netem delays of path 1 and path 2 in ms for lb
 #                  (default "8 150")
@@ -54,6 +59,8 @@ export NVFAB_BENCH_FLIPS=${BENCH_FLIPS:-8}
 export NVFAB_BENCH_TRACE=${BENCH_TRACE:-1}
 export NVFAB_BENCH_PROFILE=${BENCH_PROFILE:-0}
 export NVFAB_BENCH_PIN_CPU=${BENCH_PIN_CPU-0}
+export NVFAB_BENCH_DISC_CHANGES=${BENCH_DISC_CHANGES:-10}
+export NVFAB_BENCH_DISC_STORM=${BENCH_DISC_STORM:-200}
 
 # The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier
 # in PATH, e.g. pyenv's, does not see dist-packages).

@@ -11,7 +11,7 @@
 # them into ratios.
 #
 # Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"; the
-# blocks run in the order single, rdma, mpath in each round):
+# blocks run in the order single, rdma, disc, mpath in each round):
 #   single  one controller on path 1: 4k randread QD1 and QD32, QD32 as
 #           $QD32_JOBS fio jobs of QD8 (more jobs than vCPUs), 128k seq read;
 #           every steady job also measures the guest's CPU per I/O
@@ -33,6 +33,18 @@
 #           same subsystem): 4k randread QD1 and QD32, 128k seq read, each
 #           with the guest's CPU per I/O (jobs rdma-qd1, rdma-qd32,
 #           rdma-seq128k); not in the default sets
+#   disc    asynchronous discovery (issue 12): nvfab-discovery (a configfs
+#           entry on port 1) against the in-kernel route (a persistent
+#           discovery controller from "nvme discover -p", its DLP-change
+#           uevent caught by disc_autoconnect.py, which runs "nvme
+#           connect-all" as nvme-cli's udev rule does). Per host and round:
+#           $DISC_CHANGES subsystems linked to port 1 one after the other,
+#           each timed from the link to the first 4 KiB O_DIRECT read of
+#           its block device (job disc-ready: the round's median, and how
+#           long the unlink took to remove the controller; the in-kernel
+#           route never removes it), then $DISC_STORM subsystems linked at
+#           once, timed until all have a block device, with nvfab's
+#           in-flight peak (job disc-storm); not in the default sets
 #
 # Environment (bench.sh maps BENCH_* on the host to these; run-vm.sh only
 # hands NVFAB_* to the guest):
@@ -41,7 +53,9 @@
 #   ("8 150": path 1 and path 2 for lb),
 #   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts;
 #   the ANA run lasts as long as its flips need), NVFAB_BENCH_FLIPS (8),
-#   NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
+#   NVFAB_BENCH_DISC_CHANGES (10: timed subsystem links per host and round
+#   in the disc set), NVFAB_BENCH_DISC_STORM (200: subsystems linked at
+#   once), NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
 #   pinned), NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
@@ -97,6 +111,19 @@ RDMA_ADDR=203.0.113.1
 RDMA_PORT_ID=20
 RDMA_INLINE=4096	# in-capsule data of the nvmet-rdma port
 RDMA_OK=0		# 1 once rdma_setup worked
+# The disc set: subsystems $DISC_PFX-cK (timed one by one) and -sNNN (the
+# storm), each with one namespace on a sparse file under DISC_IMG, made
+# once and linked to / unlinked from port 1 (path 1). nvfab's entry is
+# $DISC_CFS/bench; its options are the module's defaults (connect
+# jitter, max_inflight) unless set here.
+DISC_CHANGES=${NVFAB_BENCH_DISC_CHANGES:-10}
+DISC_STORM=${NVFAB_BENCH_DISC_STORM:-200}
+DISC_PFX=nqn.2014-08.org.nvmexpress:nvfab-bench-disc
+DISC_IMG=${NVFAB_BENCH_DISC_IMG:-/tmp/nvfab-bench-disc}
+DISC_LIMIT_MS=60000	# a change not usable after this is logged and skipped
+DISC_STORM_LIMIT_MS=1200000
+DISC_MADE=0		# 1 once the disc subsystems exist on the target
+DISC_OK=0		# 1 when also nvfab-discovery loaded
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
 RECONNECT_DELAY=1
@@ -107,6 +134,7 @@ ASYM_NVFAB=(numa round-robin queue-depth service-time)
 ASYM_KERNEL=(numa round-robin queue-depth)
 
 SYS=${NVFAB_BENCH_SYS:-/sys}
+DISC_CFS=$SYS/kernel/config/nvfab/discovery
 PROC_STAT=${NVFAB_BENCH_PROC_STAT:-/proc/stat}
 USER_HZ=100		# /proc/stat's tick; main() asks getconf
 DEVD=${NVFAB_BENCH_DEV:-/dev}
@@ -124,6 +152,11 @@ cleanup() {
 	for d in "$SYS"/class/nvfab/nvfab*; do
 		[ -e "$d/delete_controller" ] && echo 1 >"$d/delete_controller" 2>/dev/null
 	done
+	[ -d "$DISC_CFS/bench" ] && rmdir "$DISC_CFS/bench" 2>/dev/null
+	[ -z "${DISC_LPID:-}" ] || kill "$DISC_LPID" 2>/dev/null
+	[ "$DISC_MADE" = 1 ] && nvme disconnect-all >/dev/null 2>&1
+	[ "$DISC_MADE" = 1 ] && disc_target remove c 1 "$DISC_CHANGES" &&
+		disc_target remove s 1 "$DISC_STORM"
 	# nvmet_teardown (in topo_cleanup) removes the rdma port too.
 	topo_cleanup >/dev/null 2>&1
 	rdma_teardown >/dev/null 2>&1
@@ -154,6 +187,50 @@ rdma_teardown() {
 	rdma link delete "$RDMA_DEV" 2>/dev/null
 	ip link del "$RDMA_IF" 2>/dev/null
 	return 0
+}
+
+# disc_target make|link|unlink|remove c|s FIRST LAST: the disc set's
+# subsystems $DISC_PFX-cK (c) or -sNNN (s), K = FIRST..LAST, on the
+# target, in one python3 (a fork per configfs write costs ~0.1 s in TCG,
+# and the storm is linked "at once"): made (a namespace on a 1 MiB sparse
+# file each, any host), linked to port 1 (listening already), unlinked,
+# removed (unlinked first).
+disc_target() {
+	python3 - "$@" "$DISC_PFX" "$NVMET_CFS" "$DISC_IMG" <<'PY'
+import os
+import sys
+
+what, kind, first, last, pfx, cfs, img = sys.argv[1:8]
+
+
+def put(path, value):
+    with open(path, "w") as f:
+        f.write(value)
+
+
+for i in range(int(first), int(last) + 1):
+    nqn = "%s-c%d" % (pfx, i) if kind == "c" else "%s-s%03d" % (pfx, i)
+    sub = os.path.join(cfs, "subsystems", nqn)
+    link = os.path.join(cfs, "ports", "1", "subsystems", nqn)
+    if what == "make":
+        os.makedirs(os.path.join(sub, "namespaces", "1"), exist_ok=True)
+        put(os.path.join(sub, "attr_allow_any_host"), "1")
+        f = os.path.join(img, nqn.rsplit("-", 1)[-1])
+        with open(f, "w") as fh:
+            fh.truncate(1 << 20)
+        put(os.path.join(sub, "namespaces", "1", "device_path"), f)
+        put(os.path.join(sub, "namespaces", "1", "enable"), "1")
+    elif what == "link":
+        if not os.path.islink(link):
+            os.symlink(sub, link)
+    elif what in ("unlink", "remove"):
+        if os.path.islink(link):
+            os.unlink(link)
+        if what == "remove" and os.path.isdir(sub):
+            put(os.path.join(sub, "namespaces", "1", "enable"), "0")
+            os.rmdir(os.path.join(sub, "namespaces", "1"))
+            os.rmdir(sub)
+PY
 }
 
 want() { [[ $WANT == *" $1 "* ]]; }
@@ -691,6 +768,228 @@ block_mpath() {
 	disconnect
 }
 
+# ---- the disc set ------------------------------------------------------------
+
+DISC_FD=
+DISC_LPID=
+# disc_tick SECONDS: sleep without a fork (read -t on a pipe nobody
+# writes to).
+disc_tick() {
+	[ -n "$DISC_FD" ] || exec {DISC_FD}<> <(:)
+	read -r -t "$1" -u "$DISC_FD" _ 2>/dev/null || :
+}
+
+# disc_dev CLASS PREFIX NQN: DEV = the node of NQN's namespace 1 (its
+# multipath head) once it exists; CLASS nvfab or nvme (sysfs class
+# CLASS-subsystem, heads PREFIX*n*). Builtins only.
+disc_dev() {
+	local s h v
+	for s in "$SYS/class/$1-subsystem/$1-subsys"*; do
+		read -r v 2>/dev/null <"$s/subsysnqn" || continue
+		[ "$v" = "$3" ] || continue
+		for h in "$s/$2"*n*; do
+			read -r v 2>/dev/null <"$h/nsid" || continue
+			[ "$v" = 1 ] && [ -b "$DEVD/${h##*/}" ] &&
+				{ DEV=$DEVD/${h##*/}; return 0; }
+		done
+	done
+	return 1
+}
+disc_dev_nvfab() { disc_dev nvfab nvfab "$1"; }
+disc_dev_kernel() { disc_dev nvme nvme "$1"; }
+
+# disc_usable NQN: NQN's block device exists and its first 4 KiB read
+# with O_DIRECT succeeds.
+disc_usable() {
+	"disc_dev_$INIT" "$1" &&
+		dd if="$DEV" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null
+}
+
+# disc_ctrl_of NQN: an nvfab controller of NQN exists.
+disc_ctrl_of() {
+	local c v
+	for c in "$SYS"/class/nvfab/nvfab*; do
+		read -r v 2>/dev/null <"$c/subsysnqn" || continue
+		[ "$v" = "$1" ] && return 0
+	done
+	return 1
+}
+disc_no_ctrl() { ! disc_ctrl_of "$1"; }
+
+# disc_wait LIMIT_MS CMD...: run CMD every 20 ms until it succeeds; WAITED
+# = ms from T0 (epoch ms, set by the caller) to that success.
+disc_wait() {
+	local limit=$1 t
+	shift
+	while :; do
+		if "$@"; then
+			t=$(now_ms)
+			WAITED=$((t - T0))
+			return 0
+		fi
+		t=$(now_ms)
+		[ $((t - T0)) -lt "$limit" ] || return 1
+		disc_tick 0.02
+	done
+}
+
+# disc_count PREFIX: STORM_UP = storm subsystems with a block device.
+disc_count() {
+	local s h v cls=nvfab pfx=nvfab
+	[ "$INIT" = kernel ] && cls=nvme pfx=nvme
+	STORM_UP=0
+	for s in "$SYS/class/$cls-subsystem/$cls-subsys"*; do
+		read -r v 2>/dev/null <"$s/subsysnqn" || continue
+		[[ $v == "$DISC_PFX"-s* ]] || continue
+		for h in "$s/$pfx"*n*; do
+			[ -b "$DEVD/${h##*/}" ] && { STORM_UP=$((STORM_UP + 1)); break; }
+		done
+	done
+}
+storm_all_up() { disc_count; [ "$STORM_UP" = "$DISC_STORM" ]; }
+storm_none() {
+	local c v
+	for c in "$SYS"/class/nvfab/nvfab*; do
+		read -r v 2>/dev/null <"$c/subsysnqn" || continue
+		[[ $v == "$DISC_PFX"-s* ]] && return 1
+	done
+	return 0
+}
+
+# disc_start_nvfab / disc_start_kernel: the host follows port 1's
+# discovery controller. nvfab: a configfs entry, live. In-kernel: a
+# persistent discovery controller (nvme discover -p) and the uevent
+# listener that runs connect-all (disc_autoconnect.py).
+disc_start_nvfab() {
+	local e=$DISC_CFS/bench
+	mkdir "$e" && echo tcp >"$e/transport" && topo_tgt_addr 1 >"$e/traddr" &&
+		echo "$NVMET_TRSVCID" >"$e/trsvcid" && topo_host_addr 1 >"$e/host_traddr" &&
+		echo "$HOSTNQN" >"$e/hostnqn" && echo "$HOSTID" >"$e/hostid" &&
+		echo nr_io_queues=1 >"$e/connect_opts" && echo 1 >"$e/enable" || return 1
+	wait_until 300 disc_entry_live ||
+		{ log "nvfab discovery entry not live: $(cat "$e/state" 2>/dev/null)"; return 1; }
+}
+disc_entry_live() {
+	local st
+	read -r st 2>/dev/null <"$DISC_CFS/bench/state" && [ "$st" = live ]
+}
+# disc_listen: disc_autoconnect.py in the background (DISC_LPID), bound.
+disc_listen() {
+	local f=$OUT/disc-listener-$ROUND
+	rm -f "$f.ready"
+	python3 "$REPO_ROOT/tools/bench/disc_autoconnect.py" "$f.ready" "$f.log" &
+	DISC_LPID=$!
+	wait_until 300 test -e "$f.ready"
+}
+disc_start_kernel() {
+	disc_listen || { log "disc_autoconnect.py not ready"; return 1; }
+	nvme discover -p -t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID" \
+		-w "$(topo_host_addr 1)" -q "$HOSTNQN" -I "$HOSTID" >/dev/null ||
+		{ log "nvme discover -p failed"; return 1; }
+}
+disc_stop_nvfab() {
+	rmdir "$DISC_CFS/bench" 2>/dev/null
+	disconnect_nvfab
+}
+disc_stop_kernel() {
+	[ -z "$DISC_LPID" ] || { kill "$DISC_LPID" 2>/dev/null; wait "$DISC_LPID" 2>/dev/null; }
+	DISC_LPID=
+	nvme disconnect-all >/dev/null 2>&1
+}
+
+# disc_record JOB KEY=VALUE...: one bench.jsonl line. VALUE: a number, a
+# word, or empty (null); a KEY ending in _all takes a list "a,b,c" of ms,
+# and its median goes to KEY with _ms for _all (ready_all -> ready_ms).
+disc_record() {
+	python3 - "$INIT" "$ROUND" "$@" >>"$RESULTS" <<'PY' || log "no result for $1 ($INIT, round $ROUND)"
+import json
+import statistics
+import sys
+
+init, rnd, job = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rec = {"init": init, "round": rnd, "job": job}
+for kv in sys.argv[4:]:
+    k, _, v = kv.partition("=")
+    if k.endswith("_all"):
+        vals = [float(x) for x in v.split(",") if x]
+        rec[k] = vals
+        rec[k[:-4] + "_ms"] = statistics.median(vals) if vals else None
+    elif v == "":
+        rec[k] = None
+    else:
+        try:
+            rec[k] = int(v)
+        except ValueError:
+            rec[k] = v
+print(json.dumps(rec))
+PY
+}
+
+block_disc() {
+	local k nqn ready='' remove='' kept='' fails=0 storm_ms='' storm_rm_ms=''
+	local peak='' maxin='' jitter=''
+	[ "$DISC_OK" = 1 ] || return 1	# main logged why
+	if ! "disc_start_$INIT"; then
+		log "disc: $INIT could not follow port 1's discovery controller"
+		"disc_stop_$INIT"
+		return 1
+	fi
+	for ((k = 1; k <= DISC_CHANGES; k++)); do
+		nqn=$DISC_PFX-c$k
+		T0=$(now_ms)
+		disc_target link c "$k" "$k"
+		if disc_wait "$DISC_LIMIT_MS" disc_usable "$nqn"; then
+			ready+="${ready:+,}$WAITED"
+		else
+			log "disc: $INIT: $nqn not usable ${DISC_LIMIT_MS} ms after its link"
+			fails=$((fails + 1))
+		fi
+		T0=$(now_ms)
+		disc_target unlink c "$k" "$k"
+		if [ "$INIT" = nvfab ]; then
+			if disc_wait "$DISC_LIMIT_MS" disc_no_ctrl "$nqn"; then
+				remove+="${remove:+,}$WAITED"
+			else
+				log "disc: nvfab kept $nqn's controller ${DISC_LIMIT_MS} ms after the unlink"
+			fi
+		else
+			# nothing on this route removes it (the controller
+			# reconnects until ctrl_loss_tmo): checked once, 3 s on
+			[ "$k" = 1 ] && { disc_tick 3; disc_dev_kernel "$nqn" && kept=1 || kept=0; }
+			nvme disconnect -n "$nqn" >/dev/null 2>&1
+		fi
+	done
+	if [ "$INIT" = nvfab ]; then
+		read -r jitter 2>/dev/null <"$SYS/module/nvfab_discovery/parameters/connect_jitter_ms"
+		disc_record disc-ready "ready_all=$ready" "remove_all=$remove" \
+			"failed=$fails" "connect_jitter_ms=$jitter"
+	else
+		disc_record disc-ready "ready_all=$ready" "remove_all=" \
+			"failed=$fails" "kept_after_unlink=$kept"
+	fi
+
+	T0=$(now_ms)
+	disc_target link s 1 "$DISC_STORM"
+	if disc_wait "$DISC_STORM_LIMIT_MS" storm_all_up; then
+		storm_ms=$WAITED
+	else
+		log "disc: $INIT: $STORM_UP of $DISC_STORM storm subsystems up after ${DISC_STORM_LIMIT_MS} ms"
+	fi
+	if [ "$INIT" = nvfab ]; then
+		peak=$(sed -n 's/.*inflight_peak=\([0-9]*\).*/\1/p' "$DISC_CFS/bench/stats" 2>/dev/null)
+		read -r maxin 2>/dev/null <"$DISC_CFS/bench/max_inflight"
+	fi
+	T0=$(now_ms)
+	disc_target unlink s 1 "$DISC_STORM"
+	if [ "$INIT" = nvfab ] && disc_wait "$DISC_STORM_LIMIT_MS" storm_none; then
+		storm_rm_ms=$WAITED
+	fi
+	disc_count
+	disc_record disc-storm "n_subsys=$DISC_STORM" "storm_ms=$storm_ms" \
+		"inflight_peak=$peak" "max_inflight=$maxin" "storm_remove_ms=$storm_rm_ms"
+	"disc_stop_$INIT"
+}
+
 main() {
 	local s block order n t_start
 
@@ -700,11 +999,11 @@ main() {
 	for s in $SETS; do
 		case "$s" in
 		mpath) WANT+="sym asym lb ana cut " ;;
-		single | rdma | sym | asym | lb | ana | cut) WANT+="$s " ;;
-		*) log "unknown set '$s' ignored (single rdma mpath sym asym lb ana cut)" ;;
+		single | rdma | disc | sym | asym | lb | ana | cut) WANT+="$s " ;;
+		*) log "unknown set '$s' ignored (single rdma disc mpath sym asym lb ana cut)" ;;
 		esac
 	done
-	if ! want single && ! want rdma && ! want_mpath; then
+	if ! want single && ! want rdma && ! want disc && ! want_mpath; then
 		log "nothing to run (NVFAB_BENCH_SETS='$SETS')"
 		return 1
 	fi
@@ -734,12 +1033,24 @@ main() {
 		fi
 	fi
 
+	# The disc set only: its subsystems on the target, and nvfab-discovery.
+	if want disc; then
+		if ! { mkdir -p "$DISC_IMG" && disc_target make c 1 "$DISC_CHANGES" &&
+			disc_target make s 1 "$DISC_STORM"; }; then
+			log "disc: the target's subsystems could not be made: disc set skipped"
+		elif ! DISC_MADE=1 || ! modprobe nvfab-discovery; then
+			log "modprobe nvfab-discovery failed: disc set skipped"
+		else
+			DISC_OK=1
+		fi
+	fi
+
 	log "rounds $ROUNDS, runtime ${RUNTIME}s, sets:$WANT, delays: $DELAYS ms"
 	t_start=$SECONDS
 	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 		order="nvfab kernel"
 		[ $((ROUND % 2)) = 0 ] && order="kernel nvfab"
-		for block in single rdma mpath; do
+		for block in single rdma disc mpath; do
 			[ "$block" = mpath ] && ! want_mpath && continue
 			[ "$block" != mpath ] && ! want "$block" && continue
 			for INIT in $order; do

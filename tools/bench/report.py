@@ -34,10 +34,18 @@ NAME = {NVFAB: "nvfab", KERNEL: "in-kernel"}
 
 
 def row(rid, group, title, metric, unit, a, b, better, goal=None,
-        notes=None):
-    return {"id": rid, "group": group, "title": title, "metric": metric,
-            "unit": unit, "a": a, "b": b, "better": better, "goal": goal,
-            "notes": notes}
+        notes=None, b_metric=None):
+    """One row: A / B of metric per round. b_metric: B's figure is another
+    metric (of the same run, e.g. a peak against its limit). b None: a row
+    of A alone (B has nothing to compare: the in-kernel host never removes
+    what left the discovery log); its table line shows A's median, no
+    ratio, and it is informational."""
+    r = {"id": rid, "group": group, "title": title, "metric": metric,
+         "unit": unit, "a": a, "b": b, "better": better, "goal": goal,
+         "notes": notes}
+    if b_metric:
+        r["b_metric"] = b_metric
+    return r
 
 
 def cpu_row(rid, group, what, job, goal):
@@ -97,6 +105,33 @@ def rdma_rows():
             "higher", 1.0),
         cpu_row("rdma-seq128k-cpu", g, "rdma 128 KiB seq", "rdma-seq128k",
                 1.0),
+    ]
+
+
+def disc_rows():
+    """The disc set: nvfab-discovery against the in-kernel route (nvme
+    discover -p, its DLP-change uevent running nvme connect-all)."""
+    g = ("discovery: a subsystem linked to the port -> its block device "
+         "usable (first 4 KiB O_DIRECT read); nvfab-discovery / in-kernel "
+         "(nvme discover -p + uevent -> nvme connect-all); median of the "
+         "changes of a round")
+    return [
+        row("disc-ready", g, "time to a usable device after a link, nvfab / "
+            "in-kernel", "ready_ms", "ms", (NVFAB, "disc-ready"),
+            (KERNEL, "disc-ready"), "lower", 0.5),
+        row("disc-remove", g, "time from the unlink to the controller gone, "
+            "nvfab (in-kernel: never removed)", "remove_ms", "ms",
+            (NVFAB, "disc-ready"), None, "lower"),
+        row("disc-storm", g, "N subsystems linked at once, all usable, "
+            "nvfab / in-kernel", "storm_ms", "ms", (NVFAB, "disc-storm"),
+            (KERNEL, "disc-storm"), "lower"),
+        row("disc-peak", g, "connects in flight: peak / the entry's "
+            "max_inflight, nvfab", "inflight_peak", "connects",
+            (NVFAB, "disc-storm"), (NVFAB, "disc-storm"), "lower", 1.0,
+            b_metric="max_inflight"),
+        row("disc-storm-remove", g, "N subsystems unlinked, all controllers "
+            "gone, nvfab (in-kernel: never removed)", "storm_remove_ms",
+            "ms", (NVFAB, "disc-storm"), None, "lower"),
     ]
 
 
@@ -202,8 +237,8 @@ def all_rows(runs):
         m = re.match(r"asym(\d+)-", str(r.get("job", "")))
         if m:
             delays.add(int(m.group(1)))
-    return (single_rows() + rdma_rows() + sym_rows() + asym_rows(sorted(delays)) +
-            lb_rows() + ana_rows() + cut_rows())
+    return (single_rows() + rdma_rows() + disc_rows() + sym_rows() +
+            asym_rows(sorted(delays)) + lb_rows() + ana_rows() + cut_rows())
 
 
 def load(path):
@@ -240,7 +275,36 @@ MISSING = {
 }
 
 
+def evaluate_a_only(r, by, rounds):
+    """A row without B: A's median over the rounds that have the figure."""
+    av, used = [], []
+    ran = False
+    for rnd in rounds:
+        a = by.get((r["a"][0], rnd, r["a"][1]))
+        if not a:
+            continue
+        ran = True
+        if num(a.get(r["metric"])):
+            av.append(a[r["metric"]])
+            used.append(rnd)
+    res = dict(r)
+    res["a"] = {"init": r["a"][0], "job": r["a"][1]}
+    res.update(rounds=used, n=len(av), ratio=None, min=None, max=None,
+               b_median=None)
+    if not av:
+        res.update(status="no data", a_median=None)
+        if ran:
+            res["why"] = MISSING.get(r["metric"],
+                                     "runs without %s" % r["metric"])
+        return res
+    res.update(status="info", a_median=statistics.median(av),
+               a_min=min(av), a_max=max(av))
+    return res
+
+
 def evaluate(r, by, rounds):
+    if r["b"] is None:
+        return evaluate_a_only(r, by, rounds)
     ratios, av, bv, err_a, err_b, used = [], [], [], 0, 0, []
     busy_a, busy_b = [], []
     paired = 0      # rounds with both jobs, whether or not they have metric
@@ -250,7 +314,7 @@ def evaluate(r, by, rounds):
         if not a or not b:
             continue
         paired += 1
-        x, y = a.get(r["metric"]), b.get(r["metric"])
+        x, y = a.get(r["metric"]), b.get(r.get("b_metric", r["metric"]))
         if not num(x) or not num(y) or y <= 0:
             continue
         av.append(x)
@@ -325,6 +389,13 @@ def table(results, rounds, source):
         if res["status"] == "no data":
             why = " (%s)" % res["why"] if res.get("why") else ""
             out.append("%-*s no data%s" % (w, res["title"], why))
+            continue
+        if res["b"] is None:
+            out.append("%-*s %9s %9s %7s %6s..%-5s %2d  (info, A alone: "
+                       "spread of A, %s)" % (
+                           w, res["title"], fmt_val(res["a_median"]), "-",
+                           "-", fmt_val(res["a_min"]),
+                           fmt_val(res["a_max"]), res["n"], res["unit"]))
             continue
         line = "%-*s %9s %9s %7.2f %6.2f..%-5.2f %2d  %s" % (
             w, res["title"], fmt_val(res["a_median"]),

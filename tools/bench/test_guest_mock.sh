@@ -83,7 +83,7 @@ mock_functions() {
 			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0"
 		} >"$1.part" && mv "$1.part" "$1"
 	}
-	modprobe() { :; }
+	modprobe() { [ -z "${MOCK_DISC_NOMOD:-}" ] || [ "$1" != nvfab-discovery ]; }
 	topo_up() { echo "topo_up $*" >>"$EV"; }
 	nvmet_setup() { echo "nvmet_setup $*" >>"$EV"; }
 	topo_cleanup() { :; }
@@ -159,12 +159,75 @@ mock_functions() {
 			mock_path_disk nvme "$NEXT" "$p"
 			NEXT=$((NEXT + 1))
 			;;
+		discover)
+			echo "kernel discover ${*:2}" >>"$EV"
+			;;
+		disconnect-all)
+			echo "kernel disconnect-all" >>"$EV"
+			mock_disc_drop nvme nvme all
+			;;
 		disconnect)
 			echo "kernel disconnect" >>"$EV"
 			rm -rf "$SYS"/class/nvme/nvme[0-9]* "$SYS/class/nvme-subsystem" \
 				"$SYS/block/nvme0n1" "$SYS"/block/nvme0c*n1 "$DEVD/nvme0n1"
 			;;
 		esac
+	}
+	# The disc set: the host reacts to each link at once (nvfab: when
+	# its entry is live; in-kernel: when the listener runs); nvfab
+	# removes what is unlinked, the in-kernel host keeps it until "nvme
+	# disconnect". A 4 KiB read of a mock node succeeds.
+	dd() { [ -b "${1#if=}" ]; }
+	mkdir -p "$DISC_CFS"	# nvfab-discovery's configfs directory
+	# configfs removes an entry with its attributes
+	rmdir() {
+		if [[ $1 == "$DISC_CFS"/* ]]; then
+			echo "rmdir entry ${1##*/}" >>"$EV"
+			rm -rf "$1"
+		else
+			command rmdir "$@"
+		fi
+	}
+	disc_entry_live() {
+		local e=$DISC_CFS/bench f line=
+		for f in transport traddr trsvcid host_traddr hostnqn connect_opts enable; do
+			line+=" $f=$(cat "$e/$f")"
+		done
+		echo "nvfab entry$line" >>"$EV"
+		echo "log_reads=1 aens=0 inflight=0 inflight_peak=3 connects=0" >"$e/stats"
+		echo 8 >"$e/max_inflight"
+	}
+	disc_listen() { echo "listener" >>"$EV"; }
+	disc_target() {
+		local i nqn cls pfx n
+		echo "disc_target $*" >>"$EV"
+		[ "$1" = link ] || [ "$1" = unlink ] || return 0
+		cls=nvfab pfx=nvfab
+		[ "$INIT" = kernel ] && cls=nvme pfx=nvme
+		for ((i = $3; i <= $4; i++)); do
+			nqn=$DISC_PFX-c$i
+			[ "$2" = s ] && printf -v nqn '%s-s%03d' "$DISC_PFX" "$i"
+			if [ "$1" = link ]; then
+				n=$NEXT
+				NEXT=$((NEXT + 1))
+				mkdir -p "$SYS/class/$cls/$pfx$n" "$SYS/class/$cls-subsystem/$cls-subsys$n/${pfx}${n}n1"
+				echo "$nqn" >"$SYS/class/$cls/$pfx$n/subsysnqn"
+				echo "$nqn" >"$SYS/class/$cls-subsystem/$cls-subsys$n/subsysnqn"
+				echo 1 >"$SYS/class/$cls-subsystem/$cls-subsys$n/${pfx}${n}n1/nsid"
+				nodeblk "$DEVD/${pfx}${n}n1"
+			elif [ "$INIT" = nvfab ]; then
+				mock_disc_drop nvfab nvfab "$nqn"
+			fi
+		done
+	}
+	mock_disc_drop() { # CLASS PREFIX NQN|all
+		local c n
+		for c in "$SYS/class/$1/$2"[0-9]*; do
+			[ -e "$c/subsysnqn" ] || continue
+			[ "$3" = all ] || [ "$(cat "$c/subsysnqn")" = "$3" ] || continue
+			n=${c##*/"$2"}
+			rm -rf "$c" "$SYS/class/$1-subsystem/$1-subsys$n" "$DEVD/$2${n}n1"
+		done
 	}
 	# The host's view of each path follows the target at once.
 	mock_sync_ana() {
@@ -237,11 +300,11 @@ lines() { grep -c "$2" "$TMP/$1/bench.jsonl"; }
 events() { grep -c "$2" "$TMP/$1/events"; }
 
 # 1. Everything, 2 rounds.
-mock_run full "NVFAB_BENCH_SETS=single rdma mpath"
+mock_run full "NVFAB_BENCH_SETS=single rdma disc mpath" NVFAB_BENCH_DISC_STORM=5
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round: nvfab 4 + 3 + 2 + 2x4 + 4 + 2 + 1 = 24,
-# in-kernel 4 + 3 + 2 + 2x3 + 3 + 2 + 1 = 21
-check "full: 90 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 90
+# per round: nvfab 4 + 3 + 2 + 2 + 2x4 + 4 + 2 + 1 = 26,
+# in-kernel 4 + 3 + 2 + 2 + 2x3 + 3 + 2 + 1 = 23
+check "full: 98 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 98
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
@@ -300,6 +363,8 @@ check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
 	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
 check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
+check "full: disc rows between rdma and mpath, all with data (3 ratios, 2 of nvfab alone)" \
+	test "$(grep -A6 '^\[discovery:' "$TMP/full/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 5
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
 check "full: 7 rdma rows" test "$(grep -c '^rdma .*goal' "$TMP/full/report.txt")" = 7
 mock_run default
@@ -325,6 +390,37 @@ check "cpu_sampler: several samples of /proc/stat in 0.5 s" \
 	test "$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}' "$TMP/sampler.txt")" -ge 3
 sampler_test /nonexistent/stat "$TMP/sampler-none.txt"
 check "cpu_sampler: no /proc/stat, no sample" test ! -s "$TMP/sampler-none.txt"
+
+# The disc set alone: defaults (10 changes), a small storm.
+mock_run disc NVFAB_BENCH_SETS=disc NVFAB_BENCH_DISC_STORM=7
+check "sets=disc: disc-ready and disc-storm per host and round (8)" \
+	test "$(wc -l <"$TMP/disc/bench.jsonl")" = 8 -a "$(lines disc '"job": "disc-')" = 8
+check "sets=disc: the target's subsystems made once (10 timed, 7 storm)" \
+	test "$(events disc '^disc_target make c 1 10$')" = 1 -a "$(events disc '^disc_target make s 1 7$')" = 1
+check "sets=disc: each host links and unlinks the 10 one by one, each round" \
+	test "$(events disc '^disc_target link c ')" = 40 -a "$(events disc '^disc_target unlink c ')" = 40
+check "sets=disc: the storm linked at once" test "$(events disc '^disc_target link s 1 7$')" = 4
+check "sets=disc: nvfab's entry on port 1, path 1, with the host identity" \
+	test "$(events disc "^nvfab entry transport=tcp traddr=$(. "$REPO_ROOT/tools/testing/vm/guest/topology.sh"; topo_tgt_addr 1) trsvcid=4420 host_traddr=192.0.2.1 hostnqn=nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-[^ ]* connect_opts=nr_io_queues=1 enable=1$")" = 2
+check "sets=disc: in-kernel: listener bound before nvme discover -p on path 1" \
+	test "$(grep -A1 '^listener' "$TMP/disc/events" | grep -c '^kernel discover -p -t tcp -a 192.0.2.2 -s 4420 -w 192.0.2.1 ')" = 2
+check "sets=disc: nvfab: 10 ready and 10 removal times a round, medians" \
+	test "$(lines disc '"init": "nvfab".*"job": "disc-ready", "ready_all": \[[0-9.]*\(, [0-9.]*\)\{9\}\], "ready_ms": [0-9.]*, "remove_all": \[[0-9.]*\(, [0-9.]*\)\{9\}\], "remove_ms": [0-9.]*, "failed": 0')" = 2
+check "sets=disc: in-kernel: ready times, no removal, the controller kept" \
+	test "$(lines disc '"init": "kernel".*"job": "disc-ready", "ready_all": \[[0-9.]*\(, [0-9.]*\)\{9\}\], "ready_ms": [0-9.]*, "remove_all": \[\], "remove_ms": null, "failed": 0, "kept_after_unlink": 1')" = 2
+check "sets=disc: storm: all 7 up, nvfab's peak and limit, its removal" \
+	test "$(lines disc '"init": "nvfab".*"job": "disc-storm", "n_subsys": 7, "storm_ms": [0-9]*, "inflight_peak": 3, "max_inflight": 8, "storm_remove_ms": [0-9]')" = 2
+check "sets=disc: in-kernel storm: all up, nothing removed" \
+	test "$(lines disc '"init": "kernel".*"job": "disc-storm", "n_subsys": 7, "storm_ms": [0-9]*, "inflight_peak": null, "max_inflight": null, "storm_remove_ms": null')" = 2
+check "sets=disc: the in-kernel controllers disconnected after each change" \
+	test "$(events disc '^kernel disconnect$')" = 20 -a "$(events disc '^kernel disconnect-all$')" -ge 2
+python3 "$HERE/report.py" "$TMP/disc/bench.jsonl" --out "$TMP/disc" >"$TMP/disc/report.txt" 2>&1
+check "sets=disc: the report's 5 disc rows have data" \
+	test "$(grep -A6 '^\[discovery:' "$TMP/disc/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 5
+mock_run discnomod NVFAB_BENCH_SETS="single disc" NVFAB_BENCH_ROUNDS=1 MOCK_DISC_NOMOD=1
+check "no nvfab-discovery: the disc set skipped, logged, single still runs (8)" \
+	test "$(wc -l <"$TMP/discnomod/bench.jsonl")" = 8 -a "$(lines discnomod '"job": "disc-')" = 0
+check "no nvfab-discovery: logged" grep -q 'modprobe nvfab-discovery failed: disc set skipped' "$TMP/discnomod/guest.log"
 
 # 2. Subsets.
 mock_run ana NVFAB_BENCH_SETS=ana

@@ -60,6 +60,16 @@ def synthetic(rounds=3, drop=(), cpu=True):
         add(K, rnd, "rdma-qd32", iops=20000, **c(100, 100.0))
         add(NV, rnd, "rdma-seq128k", bw_kib=450000 * f, **c(900 * f, 99.0))
         add(K, rnd, "rdma-seq128k", bw_kib=500000, **c(850, 99.0))
+        # disc set: nvfab 0.4x the in-kernel route; the in-kernel host
+        # never removes (remove_ms null); nvfab's peak at its limit
+        add(NV, rnd, "disc-ready", ready_ms=400 * f, remove_ms=300 * f,
+            ready_all=[400 * f] * 10, remove_all=[300 * f] * 10, failed=0)
+        add(K, rnd, "disc-ready", ready_ms=1000, remove_ms=None,
+            ready_all=[1000] * 10, failed=0, kept_after_unlink=1)
+        add(NV, rnd, "disc-storm", n_subsys=200, storm_ms=30000 * f,
+            inflight_peak=8, max_inflight=8, storm_remove_ms=20000 * f)
+        add(K, rnd, "disc-storm", n_subsys=200, storm_ms=60000,
+            inflight_peak=None, max_inflight=None, storm_remove_ms=None)
         add(NV, rnd, "sym1", iops=30000 * f)
         add(K, rnd, "sym1", iops=30000)
         add(NV, rnd, "sym2", iops=33000 * f)
@@ -250,6 +260,48 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows["qd1-cpu"]["n"], 1)
         self.assertEqual(rows["qd1-cpu"]["rounds"], [2])
         self.assertEqual(rows["qd1-mean"]["n"], 3)
+
+    def test_disc(self):
+        """The disc set's rows: the ratio with its goal 0.5, the rows of
+        nvfab alone (removal), the peak against max_inflight."""
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, [x for x in synthetic() if x["job"].startswith("disc-")])
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s, rows = rows_by_id(self.d)
+        self.assertEqual(rows["disc-ready"]["goal"], 0.5)
+        self.assertEqual(rows["disc-ready"]["status"], "met")      # 0.4
+        self.assertAlmostEqual(rows["disc-ready"]["ratio"], 0.4)
+        self.assertAlmostEqual(rows["disc-ready"]["min"], 0.38)
+        self.assertEqual(rows["disc-remove"]["status"], "info")
+        self.assertIsNone(rows["disc-remove"]["ratio"])
+        self.assertAlmostEqual(rows["disc-remove"]["a_median"], 300)
+        self.assertEqual(rows["disc-remove"]["n"], 3)
+        self.assertRegex(r.stdout, r"time from the unlink to the controller "
+                         r"gone, nvfab \(in-kernel: never removed\) +300\.0 +"
+                         r"- +- +285\.0\.\.315\.0 +3  \(info, A alone")
+        self.assertAlmostEqual(rows["disc-storm"]["ratio"], 0.5)
+        self.assertEqual(rows["disc-storm"]["status"], "info")
+        self.assertEqual(rows["disc-peak"]["status"], "met")       # 8 / 8
+        self.assertAlmostEqual(rows["disc-peak"]["ratio"], 1.0)
+        self.assertAlmostEqual(rows["disc-storm-remove"]["a_median"], 20000)
+        self.assertEqual(s["goals"]["no_data"], len(s["rows"]) - 5)
+        # a peak above the limit fails its goal
+        lines = [x for x in synthetic() if x["job"] == "disc-storm"]
+        for x in lines:
+            if x["init"] == NV:
+                x["inflight_peak"] = 9
+        write(j, lines)
+        run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        self.assertEqual(rows["disc-peak"]["status"], "NOT met")
+        # nvfab did not run: its A-alone rows say no data
+        write(j, [x for x in synthetic() if x["job"].startswith("disc-")
+                  and x["init"] == K])
+        r = run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        self.assertEqual(rows["disc-remove"]["status"], "no data")
+        self.assertEqual(rows["disc-ready"]["status"], "no data")
 
     def test_partial_rounds(self):
         j = os.path.join(self.d, "bench.jsonl")
@@ -567,7 +619,10 @@ class PlotRowsTest(unittest.TestCase):
     def test_only_rows_with_data(self):
         import plot
         s = self.summary(synthetic())
-        self.assertEqual(len(plot.drawn_rows(s)), len(s["rows"]))
+        # every row but those of A alone (no ratio to draw)
+        a_only = [r["id"] for r in s["rows"] if r["b"] is None]
+        self.assertEqual(a_only, ["disc-remove", "disc-storm-remove"])
+        self.assertEqual(len(plot.drawn_rows(s)), len(s["rows"]) - 2)
         # BENCH_SETS=single: the single-path rows only, in table order
         single = ("qd1", "qd32", "qd32-jobs", "seq128k")
         s = self.summary([x for x in synthetic() if x["job"] in single])

@@ -20,12 +20,15 @@
 #      measured
 #   6. cuts a path under I/O: failover, time to detect, stall, reconnect
 #   7. runs nvme id-ctrl and nvme ana-log on nvfab's controller nodes
-#   8. disconnects, removes the configfs entry and unloads the modules
+#   8. follows the target's discovery controller on port 3 (nvfab-discovery,
+#      a configfs entry): a subsystem that appears on the target is
+#      connected by itself, and disconnected when it goes
+#   9. disconnects, removes the configfs entries and unloads the modules
 #
 # Each step checks what it shows. It ends with one line,
 # "[PASS] N. title (S s)", "[FAIL] N. title (failed: what failed)" or
 # "[FAIL] N. title (not run: why)". Titles hold no "(". The last line
-# is "demo: N of 8 steps passed". The exit status is 0 only when all 8
+# is "demo: N of 9 steps passed". The exit status is 0 only when all 9
 # passed. While fio runs, one row per second shows the bios routed to each
 # path, with the path's ANA state.
 #
@@ -41,7 +44,7 @@
 #                    from $NVFAB_MODDIR when that is set (the test guest),
 #                    else modprobe (the DKMS install in the demo guest).
 #   DEMO_RESULT      file for one line per step ("step N PASS|FAIL title")
-#                    and "passed N of 8"; default $OUT/demo-result when $OUT
+#                    and "passed N of 9"; default $OUT/demo-result when $OUT
 #                    is set (run-vm.sh sets it), else none
 #   NVFABCTL         the nvfabctl binary; default tools/nvfabctl/nvfabctl
 #                    of this tree, else nvfabctl from PATH
@@ -64,11 +67,17 @@ CFS=/sys/kernel/config/nvfab
 RESULT=${DEMO_RESULT:-${OUT:+$OUT/demo-result}}
 NQN=$NVMET_NQN
 NPATHS=3
-NSTEPS=8
+NSTEPS=9
 NSIDS=(1 2)
 # The nvfab modules, in load order. nvfab-ps-service-time is loaded before
 # connect, because configfs gives the subsystem that selector.
-MODS=(nvfab-core nvfab-fabrics nvfab-tcp nvfab-ps-service-time)
+MODS=(nvfab-core nvfab-fabrics nvfab-tcp nvfab-ps-service-time nvfab-discovery)
+# Step 8: the subsystem that appears on the target, and the discovery
+# entry that follows port 3 (port 1 is inaccessible since step 5: a new
+# subsystem's namespace there would be in that ANA group too).
+DISC_NQN=${NQN}-appears
+DISC_ENTRY=demo
+DISC_PORT=3
 # What the target says about each port (index: path number).
 TARGET_ANA=(- optimized non-optimized optimized)
 
@@ -120,6 +129,7 @@ TITLES=(-
 	"Flip ANA on the target under I/O"
 	"Cut a path under I/O: failover"
 	"nvme-cli on nvfab's device nodes: id-ctrl, ana-log"
+	"A subsystem appears on the target: the host connects by itself"
 	"Disconnect cleanly and unload"
 )
 
@@ -603,6 +613,8 @@ cleanup() {
 		sleep 0.2
 	done
 	[ -d "$CFS/subsystems/$NQN" ] && rmdir "$CFS/subsystems/$NQN" 2>/dev/null
+	[ -d "$CFS/discovery/$DISC_ENTRY" ] && rmdir "$CFS/discovery/$DISC_ENTRY" 2>/dev/null
+	disc_ctrl && echo 1 >"$SYS/class/nvfab/$DCT/delete_controller" 2>/dev/null
 	for ((i = ${#MODS[@]} - 1; i >= 0; i--)); do
 		m=${MODS[i]}
 		nvfab_mod_loaded "$m" && rmmod "${m//-/_}" 2>/dev/null
@@ -1138,11 +1150,128 @@ step7() {
 	step_end
 }
 
+# disc_ctrl: DCT = the controller of $DISC_NQN (any state), if any.
+disc_ctrl() {
+	local c v
+	DCT=
+	for c in "$SYS"/class/nvfab/nvfab*; do
+		read -r v 2>/dev/null <"$c/subsysnqn" || continue
+		[ "$v" = "$DISC_NQN" ] && { DCT=${c##*/}; return 0; }
+	done
+	return 1
+}
+disc_gone() { ! disc_ctrl; }
+
+# disc_usable: $DISC_NQN's controller is live and the first 4 KiB of its
+# namespace read back (O_DIRECT); DDEV is that block device.
+disc_usable() {
+	local s h st
+	disc_ctrl || return 1
+	read -r st 2>/dev/null <"$SYS/class/nvfab/$DCT/state" && [ "$st" = live ] || return 1
+	for s in "$SYS"/class/nvfab-subsystem/nvfab-subsys*; do
+		[ -e "$s/$DCT" ] || continue
+		for h in "$s"/nvfab*n*; do
+			[ -f "$h/nsid" ] || continue
+			DDEV=/dev/${h##*/}
+			[ -b "$DDEV" ] &&
+				dd if="$DDEV" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+				return 0
+		done
+	done
+	return 1
+}
+
+# log_line NQN: the entry's Discovery Log line of NQN.
+log_line() {
+	grep -a -m1 -E "(^| )subnqn=$1 " "$CFS/discovery/$DISC_ENTRY/log" 2>/dev/null
+}
+
+entry_live() {
+	local st
+	read -r st 2>/dev/null <"$CFS/discovery/$DISC_ENTRY/state" && [ "$st" = live ]
+}
+entry_removed() { [ ! -e "$CFS/discovery/$DISC_ENTRY" ] && all_live; }
+
 step8() {
+	local e=$CFS/discovery/$DISC_ENTRY sub=$NVMET_CFS/subsystems/$DISC_NQN
+	local img=$TMP/appears.img st line t0 took=never gone=never rc
+
+	step_begin 8
+	say "nvfab-discovery follows a discovery controller: it reads the target's"
+	say "Discovery Log Page (again on every change notice, reconnect and poll)"
+	say "and connects what appears, disconnects what goes. The target has a"
+	say "second subsystem, not yet exported on any port:"
+	say "  $DISC_NQN (one namespace on a 64 MiB file)"
+	if ! { mkdir -p "$sub/namespaces/1" && echo 1 >"$sub/attr_allow_any_host" &&
+		truncate -s 64M "$img" && echo "$img" >"$sub/namespaces/1/device_path" &&
+		echo 1 >"$sub/namespaces/1/enable"; } 2>"$TMP/err"; then
+		indent_file "$TMP/err"
+	fi
+	say "A discovery entry for port $DISC_PORT (path $DISC_PORT, optimized), in configfs:"
+	show_cmd "mkdir $e"
+	mkdir "$e" 2>"$TMP/err" || indent_file "$TMP/err"
+	show_cmd "echo tcp > $e/transport"
+	show_cmd "echo $(topo_tgt_addr "$DISC_PORT") > $e/traddr; echo $NVMET_TRSVCID > $e/trsvcid"
+	show_cmd "echo $(topo_host_addr "$DISC_PORT") > $e/host_traddr"
+	show_cmd "echo 1 > $e/enable"
+	{ echo tcp >"$e/transport" && topo_tgt_addr "$DISC_PORT" >"$e/traddr" &&
+		echo "$NVMET_TRSVCID" >"$e/trsvcid" && topo_host_addr "$DISC_PORT" >"$e/host_traddr" &&
+		echo 1 >"$e/enable"; } 2>"$TMP/err" || indent_file "$TMP/err"
+	await 30 "the discovery controller" entry_live
+	st=$(cat "$e/state" 2>/dev/null)
+	check "the entry is live (state $st, discovery controller $(cat "$e/ctrl" 2>/dev/null))" \
+		test "$st" = live
+	run_show "$TMP/log.txt" cat "$e/log"
+	line=$(log_line "$NQN")
+	check "the log lists $NQN as present (path $DISC_PORT connected already, not again)" \
+		test -n "$line" -a "${line##* state=present }" != "$line"
+
+	say "Now the target exports the second subsystem on port $DISC_PORT. nvmet tells"
+	say "the host with a Discovery Log Page change notice:"
+	show_cmd "ln -s $sub $NVMET_CFS/ports/$DISC_PORT/subsystems/    (on the target)"
+	now_ms
+	t0=$NOW_MS
+	ln -s "$sub" "$NVMET_CFS/ports/$DISC_PORT/subsystems/$DISC_NQN" 2>"$TMP/err" || indent_file "$TMP/err"
+	if await 60 "the host to connect it" disc_usable; then
+		now_ms
+		took="$((NOW_MS - t0)) ms"
+	fi
+	check "connected by itself, its block device ${DDEV:-} read 4 KiB ($took after the link)" disc_usable
+	line=$(log_line "$DISC_NQN")
+	say "  ${line:-(not in the log)}"
+	check "the log says connected, by ${DCT:-?}" \
+		test -n "$line" -a "${line##* state=connected ctrl=}" = "${DCT:-none}"
+	show_cmd "fio --filename=${DDEV:-?} --rw=randrw --bs=4k --size=16m --runtime=2 --verify=crc32c"
+	fio --name=appears --filename="${DDEV:-/nonexistent}" --allow_file_create=0 \
+		--ioengine=libaio --direct=1 --rw=randrw --bs=4k --iodepth=4 --size=16m \
+		--time_based --runtime=2 --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--output-format=terse >"$TMP/fio8.txt" 2>&1
+	rc=$?
+	check "fio verify on it clean (exit $rc)" test "$rc" = 0
+
+	say "The target stops exporting it: the host disconnects what it connected."
+	show_cmd "rm $NVMET_CFS/ports/$DISC_PORT/subsystems/$DISC_NQN    (on the target)"
+	now_ms
+	t0=$NOW_MS
+	rm -f "$NVMET_CFS/ports/$DISC_PORT/subsystems/$DISC_NQN"
+	if await 60 "the host to disconnect it" disc_gone; then
+		now_ms
+		gone="$((NOW_MS - t0)) ms"
+	fi
+	check "its controller gone by itself ($gone after the unlink)" disc_gone
+	run_show "$TMP/stats.txt" cat "$e/stats"
+	show_cmd "rmdir $e"
+	rmdir "$e" 2>"$TMP/err" || indent_file "$TMP/err"
+	check "discovery entry removed, paths of step 1 still live" entry_removed
+	FIGS+=("8. discovery: a new subsystem connected by itself $took after the target exported it, disconnected $gone after it stopped")
+	step_end
+}
+
+step9() {
 	local rc t0 d i
 	local -a names=()
 
-	step_begin 8
+	step_begin 9
 	now_ms
 	t0=$NOW_MS
 	run_show "$TMP/disc.txt" nvfabctl disconnect -n "$NQN"
@@ -1165,7 +1294,7 @@ step8() {
 	check "modules unloaded" mods_gone
 	check "kernel log clean since the start (no WARN, BUG, Oops, lockdep, KASAN)" \
 		dmesg_clean_since_canary
-	FIGS+=("8. disconnect: 3 controllers gone in $d ms; modules unloaded")
+	FIGS+=("9. disconnect: 3 controllers gone in $d ms; modules unloaded")
 	step_end
 }
 

@@ -183,9 +183,11 @@ else
 fi
 
 # Guest limits: the selftests take 50 to 75 minutes of TCG time, about 20
-# of them the rdma tests (rdma_io, rdma_mpath, rdma_recovery, rdma_siw).
-export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-5400}
-export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-6000}
+# of them the rdma tests (rdma_io, rdma_mpath, rdma_recovery, rdma_siw),
+# plus up to 30 for discovery.sh (200 subsystems connected and removed
+# twice, a 30 s path cut; settings gives it 1800 s).
+export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-7200}
+export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 
 step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # Under KASAN, lockdep and kmemleak hostile.sh runs the scenarios where a
