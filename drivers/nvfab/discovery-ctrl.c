@@ -439,11 +439,40 @@ static void nvfab_disc_ctrl_gone(struct nvfab_disc *disc,
 	mutex_unlock(&disc->lock);
 }
 
+/*
+ * Children whose referral left their parent's log, stopped here rather
+ * than in the parent's log_work: stopping cancels the child's own
+ * log_work, and doing that from a log_work would wait on a work item of
+ * the same kind (lockdep reports it as recursion). A root's stop flushes
+ * this work, so no child outlives its root.
+ */
+static DEFINE_SPINLOCK(nvfab_disc_reap_lock);
+static LIST_HEAD(nvfab_disc_reap_list);	/* nvfab_disc_reap_lock */
+
+static void nvfab_disc_reap_fn(struct work_struct *work)
+{
+	struct nvfab_disc *child;
+
+	for (;;) {
+		spin_lock_irq(&nvfab_disc_reap_lock);
+		child = list_first_entry_or_null(&nvfab_disc_reap_list,
+						 struct nvfab_disc, stop_node);
+		if (child)
+			list_del_init(&child->stop_node);
+		spin_unlock_irq(&nvfab_disc_reap_lock);
+		if (!child)
+			return;
+		nvfab_disc_stop(child, true);
+		nvfab_disc_put(child);
+	}
+}
+
+static DECLARE_WORK(nvfab_disc_reap_work, nvfab_disc_reap_fn);
+
 static void nvfab_disc_log_work(struct work_struct *work)
 {
 	struct nvfab_disc *disc = container_of(to_delayed_work(work),
 					       struct nvfab_disc, log_work);
-	struct nvfab_disc *child, *tmp;
 	struct nvfab_disc_log *log;
 	struct nvfab_ctrl *ctrl;
 	bool aen, live;
@@ -497,10 +526,11 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	}
 	put_device(ctrl->device);
 
-	list_for_each_entry_safe(child, tmp, &stop, stop_node) {
-		list_del_init(&child->stop_node);
-		nvfab_disc_stop(child, true);
-		nvfab_disc_put(child);
+	if (!list_empty(&stop)) {
+		spin_lock_irq(&nvfab_disc_reap_lock);
+		list_splice_tail_init(&stop, &nvfab_disc_reap_list);
+		spin_unlock_irq(&nvfab_disc_reap_lock);
+		queue_work(nvfab_disc_wq, &nvfab_disc_reap_work);
 	}
 
 	poll = READ_ONCE(disc->policy->poll_interval);
@@ -582,6 +612,10 @@ void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
 		nvfab_disc_stop(child, removed);
 		nvfab_disc_put(child);
 	}
+
+	/* A root: its children whose referral left a log went there. */
+	if (!disc->parent)
+		flush_work(&nvfab_disc_reap_work);
 
 	mutex_lock(&disc->lock);
 	list_for_each_entry_safe(rec, tmp, &disc->recs, node) {

@@ -1213,9 +1213,18 @@ step8() {
 	show_cmd "echo tcp > $e/transport"
 	show_cmd "echo $(topo_tgt_addr "$DISC_PORT") > $e/traddr; echo $NVMET_TRSVCID > $e/trsvcid"
 	show_cmd "echo $(topo_host_addr "$DISC_PORT") > $e/host_traddr"
+	# The host identity of step 1's controllers: a path is (host, address,
+	# source), so the entry sees path $DISC_PORT's controller as the same.
+	local c hnqn= hid=
+	for c in /sys/class/nvfab/nvfab*; do
+		[ -r "$c/hostnqn" ] || continue
+		read -r hnqn <"$c/hostnqn" && read -r hid <"$c/hostid" && break
+	done
+	show_cmd "echo $hnqn > $e/hostnqn; echo $hid > $e/hostid    (as step 1's controllers)"
 	show_cmd "echo 1 > $e/enable"
 	{ echo tcp >"$e/transport" && topo_tgt_addr "$DISC_PORT" >"$e/traddr" &&
 		echo "$NVMET_TRSVCID" >"$e/trsvcid" && topo_host_addr "$DISC_PORT" >"$e/host_traddr" &&
+		{ [ -z "$hnqn" ] || { echo "$hnqn" >"$e/hostnqn" && echo "$hid" >"$e/hostid"; }; } &&
 		echo 1 >"$e/enable"; } 2>"$TMP/err" || indent_file "$TMP/err"
 	await 30 "the discovery controller" entry_live
 	st=$(cat "$e/state" 2>/dev/null)
