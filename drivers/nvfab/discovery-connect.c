@@ -23,6 +23,7 @@
 #include <linux/device.h>
 #include <linux/glob.h>
 #include <linux/jiffies.h>
+#include <linux/module.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -234,6 +235,42 @@ out_free:
 }
 
 /**
+ * nvfab_disc_hold_ctrl() - keep a controller and its transport module
+ * @ctrl: a controller
+ *
+ * A device reference alone is not enough: the last put calls the
+ * transport's free_ctrl, and "rmmod nvfab-tcp" only waits for its
+ * controllers' deletion, not for their last reference. Holding the module
+ * as well makes that rmmod fail (EBUSY) while nvfab-discovery keeps one of
+ * its controllers, as an open /dev/nvfabN does upstream.
+ *
+ * Context: any.
+ * Return: true with both held; false (nothing held) when the transport
+ * module is being unloaded.
+ */
+bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl)
+{
+	if (!try_module_get(ctrl->ops->module))
+		return false;
+	get_device(ctrl->device);
+	return true;
+}
+
+/**
+ * nvfab_disc_release_ctrl() - undo nvfab_disc_hold_ctrl()
+ * @ctrl: the controller; may be freed on return
+ *
+ * Context: process context (the last put may sleep).
+ */
+void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl)
+{
+	struct module *owner = ctrl->ops->module;
+
+	put_device(ctrl->device);
+	module_put(owner);
+}
+
+/**
  * nvfab_disc_drop_rec_ctrl() - forget a record's controller
  * @rec: a record leaving its disc's list, not CONNECTING
  * @disconnect: delete the controller too (it is ours: we created it)
@@ -252,7 +289,7 @@ void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect)
 		dev_info(ctrl->device, "%s: disconnecting %s: it left the discovery log\n",
 			 rec->disc->name, rec->e.subnqn);
 	}
-	put_device(ctrl->device);
+	nvfab_disc_release_ctrl(ctrl);
 }
 
 static bool nvfab_disc_io_ctrl_gone(struct nvfab_ctrl *ctrl)
@@ -401,8 +438,8 @@ void nvfab_disc_connect_work(struct work_struct *work)
 	opts = nvfab_disc_io_opts(disc, &rec->e);
 	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
 	kfree(opts);
-	if (!IS_ERR(ctrl))
-		get_device(ctrl->device);
+	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
+		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 	nvfab_disc_put_slot(disc->root);
 
 	mutex_lock(&disc->lock);

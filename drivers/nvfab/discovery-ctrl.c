@@ -136,15 +136,15 @@ struct nvfab_disc *nvfab_disc_alloc(const char *name,
 	return disc;
 }
 
-/* A disc's @ctrl, referenced, or NULL. */
+/* A disc's @ctrl, held (nvfab_disc_hold_ctrl()), or NULL. */
 static struct nvfab_ctrl *nvfab_disc_get_ctrl(struct nvfab_disc *disc)
 {
 	struct nvfab_ctrl *ctrl;
 
 	mutex_lock(&disc->lock);
 	ctrl = disc->ctrl;
-	if (ctrl)
-		get_device(ctrl->device);
+	if (ctrl && !nvfab_disc_hold_ctrl(ctrl))
+		ctrl = NULL;
 	mutex_unlock(&disc->lock);
 	return ctrl;
 }
@@ -188,8 +188,8 @@ static void nvfab_disc_create_work(struct work_struct *work)
 	opts = nvfab_disc_ctrl_opts(disc);
 	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
 	kfree(opts);
-	if (!IS_ERR(ctrl))
-		get_device(ctrl->device);
+	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
+		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 
 	mutex_lock(&disc->lock);
 	if (IS_ERR(ctrl)) {
@@ -429,7 +429,7 @@ static void nvfab_disc_ctrl_gone(struct nvfab_disc *disc,
 			 "%s: the discovery controller was removed; creating a new one\n",
 			 disc->name);
 		nvfab_disc_set_ctrl(disc, NULL);
-		put_device(ctrl->device);
+		nvfab_disc_release_ctrl(ctrl);
 		disc->state = NVFAB_DISC_RETRYING;
 		disc->create_backoff =
 			nvfab_disc_next_backoff(disc->create_backoff);
@@ -489,11 +489,11 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	case NVFAB_CTRL_DELETING_NOIO:
 	case NVFAB_CTRL_DEAD:
 		nvfab_disc_ctrl_gone(disc, ctrl);
-		put_device(ctrl->device);
+		nvfab_disc_release_ctrl(ctrl);
 		return;
 	default:
 		/* Reconnecting: its LIVE event reads the log. */
-		put_device(ctrl->device);
+		nvfab_disc_release_ctrl(ctrl);
 		return;
 	}
 
@@ -524,7 +524,7 @@ static void nvfab_disc_log_work(struct work_struct *work)
 		mutex_unlock(&disc->lock);
 		nvfab_disc_log_free(log);
 	}
-	put_device(ctrl->device);
+	nvfab_disc_release_ctrl(ctrl);
 
 	if (!list_empty(&stop)) {
 		spin_lock_irq(&nvfab_disc_reap_lock);
@@ -628,7 +628,7 @@ void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
 	mutex_unlock(&disc->lock);
 	if (ctrl) {
 		nvfab_delete_ctrl(ctrl);
-		put_device(ctrl->device);
+		nvfab_disc_release_ctrl(ctrl);
 	}
 }
 

@@ -309,6 +309,8 @@ void nvfab_disc_uevent(struct nvfab_disc *disc, const char *event,
 		       const struct nvfab_disc_entry *e, int err);
 bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
 			     const char *subnqn);
+bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl);
+void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect);
 unsigned int nvfab_disc_inflight_peak(void);
 unsigned int nvfab_disc_root_inflight(struct nvfab_disc *root,
