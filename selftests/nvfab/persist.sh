@@ -175,7 +175,7 @@ EOF
 boot
 ktap_check "a bad line: exit 1" test "$RC" = 1
 ktap_check "the error names line 3" test "$(echo "$ERR" | head -1)" = \
-	"nvfabctl: config: $CONF:3: unknown directive 'conect' (expected policy or connect)"
+	"nvfabctl: config: $CONF:3: unknown directive 'conect' (expected policy, connect or discovery)"
 ktap_check "and says that nothing was changed" test "$(echo "$ERR" | tail -1)" = \
 	"nvfabctl: config: $CONF: 1 error; nothing was changed"
 ktap_check "nothing changed: no controller" test "$(nvfab_ctrl_count)" = 0
