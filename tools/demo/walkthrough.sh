@@ -1186,6 +1186,14 @@ log_line() {
 	grep -a -m1 -E "(^| )subnqn=$1 " "$CFS/discovery/$DISC_ENTRY/log" 2>/dev/null
 }
 
+# log_settled NQN: NQN's entry is in the log and no longer waiting for or
+# in a connect.
+log_settled() {
+	local l
+	l=$(log_line "$1") || return 1
+	case "$l" in *" state=pending "* | *" state=connecting "*) return 1 ;; esac
+}
+
 entry_live() {
 	local st
 	read -r st 2>/dev/null <"$CFS/discovery/$DISC_ENTRY/state" && [ "$st" = live ]
@@ -1230,6 +1238,10 @@ step8() {
 	st=$(cat "$e/state" 2>/dev/null)
 	check "the entry is live (state $st, discovery controller $(cat "$e/ctrl" 2>/dev/null))" \
 		test "$st" = live
+	# Each connect waits a random jitter (connect_jitter_ms, up to 1 s)
+	# first: the entry of path $DISC_PORT is pending until its try finds the
+	# controller of step 1.
+	await 15 "the log to settle" log_settled "$NQN"
 	run_show "$TMP/log.txt" cat "$e/log"
 	line=$(log_line "$NQN")
 	check "the log lists $NQN as present (path $DISC_PORT connected already, not again)" \

@@ -14,7 +14,9 @@
 # plan nor a result. "1..0 # SKIP reason" counts as one skipped test.
 #
 # Default output: one line per file, "FILE: N passed, N failed, N skipped",
-# then the name of every failed leaf, indented. With --counts, print only
+# then the name of every failed leaf, indented, with the diagnostic line
+# ("# ...") printed just before it, if any, so that a summary says why
+# (a log that is gone by the time it is read). With --counts, print only
 # the totals over all files as "PASSED FAILED SKIPPED".
 
 import re
@@ -26,6 +28,7 @@ PLAN = re.compile(r'^(?P<indent>\s*)1\.\.(?P<n>\d+)\b\s*(?:#\s*(?P<directive>.*)
 SUBTEST = re.compile(r'^(?P<indent>\s*)#\s*Subtest:\s*(?P<name>.*\S)')
 VERSION = re.compile(r'^(?P<indent>\s*)(KTAP|TAP) version \d+')
 BAIL = re.compile(r'^\s*Bail out!(?P<why>.*)')
+DIAG = re.compile(r'^\s*#\s*(?P<text>\S.*?)\s*$')
 
 
 def width(indent):
@@ -70,6 +73,7 @@ def parse(path):
     any_result = False
     any_plan = False
     pending_name = {}    # indent -> name from "# Subtest:"
+    last_diag = None     # the "# ..." line just before this one, if any
 
     def path_of(indent, desc):
         names = [fr.name for fr in frames if fr.indent <= indent and fr.name]
@@ -101,7 +105,13 @@ def parse(path):
         m = SUBTEST.match(line)
         if m:
             pending_name[width(m.group('indent'))] = m.group('name')
+            last_diag = None
             continue
+        m = DIAG.match(line)
+        if m:
+            last_diag = m.group('text')
+            continue
+        diag, last_diag = last_diag, None
         m = PLAN.match(line)
         if m:
             any_plan = True
@@ -150,7 +160,7 @@ def parse(path):
         elif m.group('ok') == 'ok':
             s.passed += 1
         else:
-            s.fail(name)
+            s.fail(name + (' (%s)' % diag[:300] if diag else ''))
 
     while frames:
         close(frames.pop())
