@@ -42,7 +42,9 @@
 #           each timed from the link to the first 4 KiB O_DIRECT read of
 #           its block device (job disc-ready: the round's median, and how
 #           long the unlink took to remove the controller; the in-kernel
-#           route never removes it), then $DISC_STORM subsystems linked at
+#           route never removes it; nvfab runs the changes a second time
+#           with connect_jitter_ms 0, job disc-ready-nojitter, to show what
+#           the jitter costs), then $DISC_STORM subsystems linked at
 #           once, timed until all have a block device, with nvfab's
 #           in-flight peak (job disc-storm); not in the default sets
 #
@@ -925,47 +927,67 @@ print(json.dumps(rec))
 PY
 }
 
-block_disc() {
-	local k nqn ready='' remove='' kept='' fails=0 storm_ms='' storm_rm_ms=''
-	local peak='' maxin='' jitter=''
-	[ "$DISC_OK" = 1 ] || return 1	# main logged why
-	if ! "disc_start_$INIT"; then
-		log "disc: $INIT could not follow port 1's discovery controller"
-		"disc_stop_$INIT"
-		return 1
-	fi
+# disc_changes: DISC_CHANGES links of the -cK subsystems to port 1, each
+# timed until its block device is usable, then unlinked (nvfab: timed
+# until its controller is gone). READY, REMOVE: comma lists of ms; FAILS;
+# KEPT (in-kernel: 1 if a controller outlived its unlink).
+disc_changes() {
+	local k nqn
+	READY='' REMOVE='' FAILS=0
 	for ((k = 1; k <= DISC_CHANGES; k++)); do
 		nqn=$DISC_PFX-c$k
 		T0=$(now_ms)
 		disc_target link c "$k" "$k"
 		if disc_wait "$DISC_LIMIT_MS" disc_usable "$nqn"; then
-			ready+="${ready:+,}$WAITED"
+			READY+="${READY:+,}$WAITED"
 		else
 			log "disc: $INIT: $nqn not usable ${DISC_LIMIT_MS} ms after its link"
-			fails=$((fails + 1))
+			FAILS=$((FAILS + 1))
 		fi
 		T0=$(now_ms)
 		disc_target unlink c "$k" "$k"
 		if [ "$INIT" = nvfab ]; then
 			if disc_wait "$DISC_LIMIT_MS" disc_no_ctrl "$nqn"; then
-				remove+="${remove:+,}$WAITED"
+				REMOVE+="${REMOVE:+,}$WAITED"
 			else
 				log "disc: nvfab kept $nqn's controller ${DISC_LIMIT_MS} ms after the unlink"
 			fi
 		else
 			# nothing on this route removes it (the controller
 			# reconnects until ctrl_loss_tmo): checked once, 3 s on
-			[ "$k" = 1 ] && { disc_tick 3; disc_dev_kernel "$nqn" && kept=1 || kept=0; }
+			[ "$k" = 1 ] && { disc_tick 3; disc_dev_kernel "$nqn" && KEPT=1 || KEPT=0; }
 			nvme disconnect -n "$nqn" >/dev/null 2>&1
 		fi
 	done
+}
+
+block_disc() {
+	local storm_ms='' storm_rm_ms='' peak='' maxin='' jitter=''
+	local jp=$SYS/module/nvfab_discovery/parameters/connect_jitter_ms
+	local READY REMOVE FAILS KEPT=''
+	[ "$DISC_OK" = 1 ] || return 1	# main logged why
+	if ! "disc_start_$INIT"; then
+		log "disc: $INIT could not follow port 1's discovery controller"
+		"disc_stop_$INIT"
+		return 1
+	fi
+	disc_changes
 	if [ "$INIT" = nvfab ]; then
-		read -r jitter 2>/dev/null <"$SYS/module/nvfab_discovery/parameters/connect_jitter_ms"
-		disc_record disc-ready "ready_all=$ready" "remove_all=$remove" \
-			"failed=$fails" "connect_jitter_ms=$jitter"
+		read -r jitter 2>/dev/null <"$jp"
+		disc_record disc-ready "ready_all=$READY" "remove_all=$REMOVE" \
+			"failed=$FAILS" "connect_jitter_ms=$jitter"
+		# The same changes without the connect jitter (a random
+		# 0..connect_jitter_ms before each connect, there against
+		# herds of hosts): what the rest of the route takes.
+		if [ -n "$jitter" ] && echo 0 >"$jp"; then
+			disc_changes
+			echo "$jitter" >"$jp"
+			disc_record disc-ready-nojitter "ready_all=$READY" \
+				"remove_all=$REMOVE" "failed=$FAILS" "connect_jitter_ms=0"
+		fi
 	else
-		disc_record disc-ready "ready_all=$ready" "remove_all=" \
-			"failed=$fails" "kept_after_unlink=$kept"
+		disc_record disc-ready "ready_all=$READY" "remove_all=" \
+			"failed=$FAILS" "kept_after_unlink=$KEPT"
 	fi
 
 	T0=$(now_ms)

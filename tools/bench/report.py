@@ -119,6 +119,10 @@ def disc_rows():
         row("disc-ready", g, "time to a usable device after a link, nvfab / "
             "in-kernel", "ready_ms", "ms", (NVFAB, "disc-ready"),
             (KERNEL, "disc-ready"), "lower", 0.5),
+        row("disc-ready-nojitter", g, "the same, nvfab with "
+            "connect_jitter_ms=0 / in-kernel", "ready_ms", "ms",
+            (NVFAB, "disc-ready-nojitter"), (KERNEL, "disc-ready"), "lower",
+            0.5),
         row("disc-remove", g, "time from the unlink to the controller gone, "
             "nvfab (in-kernel: never removed)", "remove_ms", "ms",
             (NVFAB, "disc-ready"), None, "lower"),

@@ -179,6 +179,8 @@ mock_functions() {
 	# disconnect". A 4 KiB read of a mock node succeeds.
 	dd() { [ -b "${1#if=}" ]; }
 	mkdir -p "$DISC_CFS"	# nvfab-discovery's configfs directory
+	mkdir -p "$SYS/module/nvfab_discovery/parameters"
+	echo 1000 >"$SYS/module/nvfab_discovery/parameters/connect_jitter_ms"
 	# configfs removes an entry with its attributes
 	rmdir() {
 		if [[ $1 == "$DISC_CFS"/* ]]; then
@@ -302,9 +304,10 @@ events() { grep -c "$2" "$TMP/$1/events"; }
 # 1. Everything, 2 rounds.
 mock_run full "NVFAB_BENCH_SETS=single rdma disc mpath" NVFAB_BENCH_DISC_STORM=5
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round: nvfab 4 + 3 + 2 + 2 + 2x4 + 4 + 2 + 1 = 26,
+# per round (single, rdma, disc, sym, asym, lb, ana, cut):
+# nvfab 4 + 3 + 3 + 2 + 2x4 + 4 + 2 + 1 = 27,
 # in-kernel 4 + 3 + 2 + 2 + 2x3 + 3 + 2 + 1 = 23
-check "full: 98 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 98
+check "full: 100 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 100
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
@@ -363,8 +366,8 @@ check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
 	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
 check "full: report has no 'no data' row" test "$(grep -c 'no data' "$TMP/full/report.txt")" = 0
-check "full: disc rows between rdma and mpath, all with data (3 ratios, 2 of nvfab alone)" \
-	test "$(grep -A6 '^\[discovery:' "$TMP/full/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 5
+check "full: disc rows between rdma and mpath, all with data (4 ratios, 2 of nvfab alone)" \
+	test "$(grep -A7 '^\[discovery:' "$TMP/full/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 6
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
 check "full: 7 rdma rows" test "$(grep -c '^rdma .*goal' "$TMP/full/report.txt")" = 7
 mock_run default
@@ -393,12 +396,15 @@ check "cpu_sampler: no /proc/stat, no sample" test ! -s "$TMP/sampler-none.txt"
 
 # The disc set alone: defaults (10 changes), a small storm.
 mock_run disc NVFAB_BENCH_SETS=disc NVFAB_BENCH_DISC_STORM=7
-check "sets=disc: disc-ready and disc-storm per host and round (8)" \
-	test "$(wc -l <"$TMP/disc/bench.jsonl")" = 8 -a "$(lines disc '"job": "disc-')" = 8
+check "sets=disc: disc-ready and disc-storm per host and round, nvfab's disc-ready-nojitter (10)" \
+	test "$(wc -l <"$TMP/disc/bench.jsonl")" = 10 -a "$(lines disc '"job": "disc-')" = 10
 check "sets=disc: the target's subsystems made once (10 timed, 7 storm)" \
 	test "$(events disc '^disc_target make c 1 10$')" = 1 -a "$(events disc '^disc_target make s 1 7$')" = 1
-check "sets=disc: each host links and unlinks the 10 one by one, each round" \
-	test "$(events disc '^disc_target link c ')" = 40 -a "$(events disc '^disc_target unlink c ')" = 40
+check "sets=disc: each host links and unlinks the 10 one by one, each round (nvfab twice)" \
+	test "$(events disc '^disc_target link c ')" = 60 -a "$(events disc '^disc_target unlink c ')" = 60
+check "sets=disc: nvfab again without the jitter, the jitter set back" \
+	test "$(lines disc '"init": "nvfab".*"job": "disc-ready-nojitter", "ready_all": \[[0-9.]*\(, [0-9.]*\)\{9\}\], "ready_ms": [0-9.]*, .*"connect_jitter_ms": 0')" = 2 -a \
+	"$(cat "$TMP/disc/sys/module/nvfab_discovery/parameters/connect_jitter_ms")" = 1000
 check "sets=disc: the storm linked at once" test "$(events disc '^disc_target link s 1 7$')" = 4
 check "sets=disc: nvfab's entry on port 1, path 1, with the host identity" \
 	test "$(events disc "^nvfab entry transport=tcp traddr=$(. "$REPO_ROOT/tools/testing/vm/guest/topology.sh"; topo_tgt_addr 1) trsvcid=4420 host_traddr=192.0.2.1 hostnqn=nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-[^ ]* connect_opts=nr_io_queues=1 enable=1$")" = 2
@@ -415,8 +421,8 @@ check "sets=disc: in-kernel storm: all up, nothing removed" \
 check "sets=disc: the in-kernel controllers disconnected after each change" \
 	test "$(events disc '^kernel disconnect$')" = 20 -a "$(events disc '^kernel disconnect-all$')" -ge 2
 python3 "$HERE/report.py" "$TMP/disc/bench.jsonl" --out "$TMP/disc" >"$TMP/disc/report.txt" 2>&1
-check "sets=disc: the report's 5 disc rows have data" \
-	test "$(grep -A6 '^\[discovery:' "$TMP/disc/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 5
+check "sets=disc: the report's 6 disc rows have data" \
+	test "$(grep -A7 '^\[discovery:' "$TMP/disc/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 6
 mock_run discnomod NVFAB_BENCH_SETS="single disc" NVFAB_BENCH_ROUNDS=1 MOCK_DISC_NOMOD=1
 check "no nvfab-discovery: the disc set skipped, logged, single still runs (8)" \
 	test "$(wc -l <"$TMP/discnomod/bench.jsonl")" = 8 -a "$(lines discnomod '"job": "disc-')" = 0
