@@ -196,13 +196,25 @@ rdma_teardown() {
 # target, in one python3 (a fork per configfs write costs ~0.1 s in TCG,
 # and the storm is linked "at once"): made (a namespace on a 1 MiB sparse
 # file each, any host), linked to port 1 (listening already), unlinked,
-# removed (unlinked first).
+# removed (unlinked first). A link or unlink writes to $DISC_T0F the
+# time (epoch ms) just before its first symlink or unlink: the moment of
+# the target-side change, without python's start-up (~0.25 s in TCG,
+# which both hosts would otherwise carry in every figure).
+DISC_T0F=$OUT/disc-t0
 disc_target() {
-	python3 - "$@" "$DISC_PFX" "$NVMET_CFS" "$DISC_IMG" <<'PY'
+	python3 - "$@" "$DISC_PFX" "$NVMET_CFS" "$DISC_IMG" "$DISC_T0F" <<'PY'
 import os
 import sys
+import time
 
-what, kind, first, last, pfx, cfs, img = sys.argv[1:8]
+what, kind, first, last, pfx, cfs, img, t0f = sys.argv[1:9]
+t0 = None
+
+
+def stamp():
+    global t0
+    if t0 is None:
+        t0 = time.time()
 
 
 def put(path, value):
@@ -224,15 +236,30 @@ for i in range(int(first), int(last) + 1):
         put(os.path.join(sub, "namespaces", "1", "enable"), "1")
     elif what == "link":
         if not os.path.islink(link):
+            stamp()
             os.symlink(sub, link)
     elif what in ("unlink", "remove"):
         if os.path.islink(link):
+            stamp()
             os.unlink(link)
         if what == "remove" and os.path.isdir(sub):
             put(os.path.join(sub, "namespaces", "1", "enable"), "0")
             os.rmdir(os.path.join(sub, "namespaces", "1"))
             os.rmdir(sub)
+if t0 is not None:
+    put(t0f, "%d\n" % int(t0 * 1000))
 PY
+}
+
+# disc_change link|unlink c|s FIRST LAST: disc_target, with T0 the time of
+# its first change on the target (its start if it did not say).
+disc_change() {
+	T0=$(now_ms)
+	: >"$DISC_T0F"
+	disc_target "$@"
+	local t
+	read -r t 2>/dev/null <"$DISC_T0F" && [ -n "$t" ] && T0=$t
+	return 0
 }
 
 want() { [[ $WANT == *" $1 "* ]]; }
@@ -936,16 +963,14 @@ disc_changes() {
 	READY='' REMOVE='' FAILS=0
 	for ((k = 1; k <= DISC_CHANGES; k++)); do
 		nqn=$DISC_PFX-c$k
-		T0=$(now_ms)
-		disc_target link c "$k" "$k"
+		disc_change link c "$k" "$k"
 		if disc_wait "$DISC_LIMIT_MS" disc_usable "$nqn"; then
 			READY+="${READY:+,}$WAITED"
 		else
 			log "disc: $INIT: $nqn not usable ${DISC_LIMIT_MS} ms after its link"
 			FAILS=$((FAILS + 1))
 		fi
-		T0=$(now_ms)
-		disc_target unlink c "$k" "$k"
+		disc_change unlink c "$k" "$k"
 		if [ "$INIT" = nvfab ]; then
 			if disc_wait "$DISC_LIMIT_MS" disc_no_ctrl "$nqn"; then
 				REMOVE+="${REMOVE:+,}$WAITED"
@@ -990,8 +1015,7 @@ block_disc() {
 			"failed=$FAILS" "kept_after_unlink=$KEPT"
 	fi
 
-	T0=$(now_ms)
-	disc_target link s 1 "$DISC_STORM"
+	disc_change link s 1 "$DISC_STORM"
 	if disc_wait "$DISC_STORM_LIMIT_MS" storm_all_up; then
 		storm_ms=$WAITED
 	else
@@ -1001,8 +1025,7 @@ block_disc() {
 		peak=$(sed -n 's/.*inflight_peak=\([0-9]*\).*/\1/p' "$DISC_CFS/bench/stats" 2>/dev/null)
 		read -r maxin 2>/dev/null <"$DISC_CFS/bench/max_inflight"
 	fi
-	T0=$(now_ms)
-	disc_target unlink s 1 "$DISC_STORM"
+	disc_change unlink s 1 "$DISC_STORM"
 	if [ "$INIT" = nvfab ] && disc_wait "$DISC_STORM_LIMIT_MS" storm_none; then
 		storm_rm_ms=$WAITED
 	fi
