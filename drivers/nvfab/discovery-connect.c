@@ -2,7 +2,8 @@
 /*
  * The connects and disconnects that reconciliation asks for, with storm
  * control: at most the entry's max_inflight and the module's max_inflight
- * connects in flight, each started after a random jitter, and a failed
+ * connects in flight, those that come in a herd started after a random
+ * jitter (nvfab_disc_jitter_herd() in discovery-ctrl.c), and a failed
  * connect retried after an exponential backoff (2 s doubling up to
  * retry_max_s). 200 subsystems that appear at once therefore connect a
  * few at a time, never 200 at once.
@@ -134,6 +135,28 @@ unsigned long nvfab_disc_jitter(void)
 
 	return ms ? msecs_to_jiffies(get_random_u32_below(ms + 1)) : 0;
 }
+
+/**
+ * nvfab_disc_herd() - do the connects of a log read come in a herd?
+ * @live: the read is the first since the discovery controller went live
+ *	(at boot, and after every reconnect: when a target restarts or
+ *	fails over, every host reconnects and reads in the same second)
+ * @fresh: the connects the read made due (new, or wanted again by the
+ *	policy)
+ * @max_inflight: the entry's connect slots
+ *
+ * A herd waits nvfab_disc_jitter() per connect (Storm control in
+ * Documentation/admin-guide/nvfab-discovery.rst); a few connects that a
+ * DLP change AEN announced start at once.
+ *
+ * Context: any.
+ * Return: true if the connects should wait a jitter.
+ */
+bool nvfab_disc_herd(bool live, unsigned int fresh, unsigned int max_inflight)
+{
+	return fresh && (live || fresh > max_inflight);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_herd);
 
 /**
  * nvfab_disc_next_backoff() - the delay after one more failure

@@ -317,8 +317,34 @@ static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
 		return NVFAB_DISC_REC_SKIPPED;
 	if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
 		return NVFAB_DISC_REC_SKIPPED;
-	rec->due = jiffies + nvfab_disc_jitter();
+	rec->due = jiffies;	/* nvfab_disc_reconcile() may add a jitter */
+	rec->fresh = true;
 	return NVFAB_DISC_REC_PENDING;
+}
+
+/*
+ * The connects a log read made due wait a random jitter when they come
+ * in a herd (nvfab_disc_herd()); a subsystem or two that a DLP change AEN
+ * announced is connected at once: the connect slots bound what one host
+ * opens, and the jitter would be most of the delay. disc->lock held.
+ */
+static void nvfab_disc_jitter_herd(struct nvfab_disc *disc, bool live)
+{
+	unsigned int fresh = 0;
+	struct nvfab_disc_rec *rec;
+	bool herd;
+
+	list_for_each_entry(rec, &disc->recs, node)
+		fresh += rec->fresh;
+	herd = nvfab_disc_herd(live, fresh,
+			       READ_ONCE(disc->policy->max_inflight));
+	list_for_each_entry(rec, &disc->recs, node) {
+		if (!rec->fresh)
+			continue;
+		rec->fresh = false;
+		if (herd)
+			rec->due = jiffies + nvfab_disc_jitter();
+	}
 }
 
 /* An entry already known is in the log again. disc->lock held. */
@@ -351,11 +377,12 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 
 /*
  * Reconcile @log with disc->recs. Children of referrals that left the log
- * are moved to @stop, for the caller to stop without disc->lock.
+ * are moved to @stop, for the caller to stop without disc->lock. @live:
+ * the read was the first since the discovery controller went live.
  */
 static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 				 const struct nvfab_disc_log *log,
-				 struct list_head *stop)
+				 struct list_head *stop, bool live)
 {
 	bool disconnect = READ_ONCE(disc->policy->disconnect) ==
 			  NVFAB_DISC_DISCONNECT_OURS;
@@ -416,6 +443,7 @@ static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 		nvfab_disc_drop_rec_ctrl(rec, disconnect);
 		kfree(rec);
 	}
+	nvfab_disc_jitter_herd(disc, live);
 	atomic_set(&disc->stats.entries, log->nr_entries);
 	atomic64_set(&disc->stats.genctr, log->genctr);
 	mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work, 0);
@@ -513,6 +541,9 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	if (IS_ERR(log)) {
 		atomic_inc(&disc->stats.log_errors);
 		disc->log_backoff = nvfab_disc_next_backoff(disc->log_backoff);
+		/* the retry is still the first read since it went live */
+		if (live)
+			set_bit(NVFAB_DISC_WHY_LIVE, &disc->reasons);
 		dev_warn_ratelimited(ctrl->device,
 				     "%s: reading the discovery log failed: %pe; reading it again in %u s\n",
 				     disc->name, log, disc->log_backoff);
@@ -524,7 +555,7 @@ static void nvfab_disc_log_work(struct work_struct *work)
 					     disc->name, log->nr_skipped);
 		mutex_lock(&disc->lock);
 		if (disc->state != NVFAB_DISC_STOPPING)
-			nvfab_disc_reconcile(disc, log, &stop);
+			nvfab_disc_reconcile(disc, log, &stop, live);
 		mutex_unlock(&disc->lock);
 		nvfab_disc_log_free(log);
 	}

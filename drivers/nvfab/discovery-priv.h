@@ -156,6 +156,7 @@ enum nvfab_disc_rec_state {
  * @state: enum nvfab_disc_rec_state (under disc->lock)
  * @seen: found in the log being reconciled (under disc->lock)
  * @removed: left the log while its connect ran: the connect work frees it
+ * @fresh: made PENDING by the log being reconciled (under disc->lock)
  * @ctrl: the I/O controller we created, referenced (CONNECTED only)
  * @child: the referral's discovery controller (FOLLOWED only)
  * @due: jiffies before which no connect starts (PENDING, RETRY)
@@ -169,6 +170,7 @@ struct nvfab_disc_rec {
 	int			state;
 	bool			seen;
 	bool			removed;
+	bool			fresh;
 	struct nvfab_ctrl	*ctrl;
 	struct nvfab_disc	*child;
 	unsigned long		due;
@@ -307,6 +309,7 @@ void nvfab_disc_dispatch_work(struct work_struct *work);
 void nvfab_disc_connect_work(struct work_struct *work);
 void nvfab_disc_kick_all(void);
 unsigned long nvfab_disc_jitter(void);
+bool nvfab_disc_herd(bool live, unsigned int fresh, unsigned int max_inflight);
 unsigned int nvfab_disc_next_backoff(unsigned int backoff);
 void nvfab_disc_uevent(struct nvfab_disc *disc, const char *event,
 		       const struct nvfab_disc_entry *e, int err);

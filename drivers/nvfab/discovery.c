@@ -99,7 +99,7 @@ unsigned int nvfab_disc_jitter_ms = 1000;
 module_param_cb(connect_jitter_ms, &nvfab_disc_jitter_ops,
 		&nvfab_disc_jitter_ms, 0644);
 MODULE_PARM_DESC(connect_jitter_ms,
-		 "each connect waits a random 0..connect_jitter_ms ms (0..60000, default 1000)");
+		 "connects that come in a herd (first read after live, more than max_inflight new) wait a random 0..connect_jitter_ms ms (0..60000, default 1000)");
 
 unsigned int nvfab_disc_retry_max_s = 300;
 module_param_cb(retry_max_s, &nvfab_disc_retry_max_ops,

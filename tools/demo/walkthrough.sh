@@ -1238,9 +1238,9 @@ step8() {
 	st=$(cat "$e/state" 2>/dev/null)
 	check "the entry is live (state $st, discovery controller $(cat "$e/ctrl" 2>/dev/null))" \
 		test "$st" = live
-	# Each connect waits a random jitter (connect_jitter_ms, up to 1 s)
-	# first: the entry of path $DISC_PORT is pending until its try finds the
-	# controller of step 1.
+	# The first read after the entry went live connects what it lists
+	# after a random jitter (connect_jitter_ms, up to 1 s): the entry of
+	# path $DISC_PORT is pending until its try finds step 1's controller.
 	await 15 "the log to settle" log_settled "$NQN"
 	run_show "$TMP/log.txt" cat "$e/log"
 	line=$(log_line "$NQN")

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tables for nvfab-discovery's policy and configfs values: the
- * connect backoff, the connect=match patterns, the string settings of a
- * discovery entry and entry names. Every input is what a user may write
- * to /sys/kernel/config/nvfab/discovery/<name>/, so every row that must
- * be refused is refused with -EINVAL and nothing stored.
+ * connect backoff, which connects wait the jitter, the connect=match
+ * patterns, the string settings of a discovery entry and entry names.
+ * Every configfs input is what a user may write to
+ * /sys/kernel/config/nvfab/discovery/<name>/, so every row that must be
+ * refused is refused with -EINVAL and nothing stored.
  */
 #include <kunit/test.h>
 #include <linux/err.h>
@@ -29,6 +30,38 @@ static void disc_backoff_test(struct kunit *test)
 	for (i = 0; i < ARRAY_SIZE(rows); i++)
 		KUNIT_EXPECT_EQ_MSG(test, nvfab_disc_next_backoff(rows[i].in),
 				    rows[i].out, "after %u s", rows[i].in);
+}
+
+/* ---- which connects wait the jitter ---- */
+
+static void disc_herd_test(struct kunit *test)
+{
+	static const struct {
+		bool live;
+		unsigned int fresh, max_inflight;
+		bool herd;
+	} rows[] = {
+		{ false, 0, 8, false },		/* nothing new */
+		{ true, 0, 8, false },
+		{ false, 1, 8, false },		/* an AEN: one subsystem */
+		{ false, 8, 8, false },		/* as many as the slots */
+		{ false, 9, 8, true },		/* more than the slots */
+		{ false, 200, 8, true },
+		{ true, 1, 8, true },		/* first read after live */
+		{ true, 1, 256, true },
+		{ false, 1, 1, false },
+		{ false, 2, 1, true },
+		{ false, UINT_MAX, 256, true },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		KUNIT_EXPECT_EQ_MSG(test, nvfab_disc_herd(rows[i].live,
+							  rows[i].fresh,
+							  rows[i].max_inflight),
+				    rows[i].herd, "live %d, %u new, %u slots",
+				    rows[i].live, rows[i].fresh,
+				    rows[i].max_inflight);
 }
 
 /* ---- match lists and connect policy ---- */
@@ -258,6 +291,7 @@ static void disc_name_test(struct kunit *test)
 
 static struct kunit_case nvfab_disc_policy_cases[] = {
 	KUNIT_CASE(disc_backoff_test),
+	KUNIT_CASE(disc_herd_test),
 	KUNIT_CASE(disc_match_test),
 	KUNIT_CASE(disc_match_limits_test),
 	KUNIT_CASE(disc_connect_policy_test),
