@@ -17,7 +17,9 @@
  * Every read happens in @log_work, never in the AEN's completion: the
  * controller notifier only queues it. AENs sent while the controller was
  * away are lost, which is why a reconnect (NVFAB_CTRL_EVENT_LIVE) reads
- * the log as well.
+ * the log as well. A read that fails (the log kept changing, or broke
+ * the rules of discovery-log.c) is tried again after a backoff of 2 s,
+ * doubling up to retry_max_s, or at the poll tick if that is sooner.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -476,7 +478,7 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	struct nvfab_disc_log *log;
 	struct nvfab_ctrl *ctrl;
 	bool aen, live;
-	unsigned int poll;
+	unsigned int next;
 	LIST_HEAD(stop);
 
 	ctrl = nvfab_disc_get_ctrl(disc);
@@ -510,10 +512,12 @@ static void nvfab_disc_log_work(struct work_struct *work)
 					SECTOR_SHIFT));
 	if (IS_ERR(log)) {
 		atomic_inc(&disc->stats.log_errors);
+		disc->log_backoff = nvfab_disc_next_backoff(disc->log_backoff);
 		dev_warn_ratelimited(ctrl->device,
-				     "%s: reading the discovery log failed: %pe\n",
-				     disc->name, log);
+				     "%s: reading the discovery log failed: %pe; reading it again in %u s\n",
+				     disc->name, log, disc->log_backoff);
 	} else {
+		disc->log_backoff = 0;
 		if (log->nr_skipped)
 			dev_warn_ratelimited(ctrl->device,
 					     "%s: %u discovery log entries are unusable and skipped\n",
@@ -533,10 +537,18 @@ static void nvfab_disc_log_work(struct work_struct *work)
 		queue_work(nvfab_disc_wq, &nvfab_disc_reap_work);
 	}
 
-	poll = READ_ONCE(disc->policy->poll_interval);
+	/*
+	 * The next read: the poll tick, or sooner after a failed read (also
+	 * with polling off, so that a log that could not be read is not
+	 * left until the next AEN). An AEN that queued the work meanwhile
+	 * keeps its earlier time.
+	 */
+	next = READ_ONCE(disc->policy->poll_interval);
+	if (disc->log_backoff && (!next || disc->log_backoff < next))
+		next = disc->log_backoff;
 	mutex_lock(&disc->lock);
-	if (poll && disc->state != NVFAB_DISC_STOPPING)
-		queue_delayed_work(nvfab_disc_wq, &disc->log_work, poll * HZ);
+	if (next && disc->state != NVFAB_DISC_STOPPING)
+		queue_delayed_work(nvfab_disc_wq, &disc->log_work, next * HZ);
 	mutex_unlock(&disc->lock);
 }
 

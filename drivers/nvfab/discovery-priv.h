@@ -236,6 +236,8 @@ struct nvfab_disc_stats {
  *	work is queued or runs; nvfab_disc_stop() waits for 0 on @wq
  * @wq: woken when @nr_connecting drops
  * @create_backoff: seconds of the next create retry's delay
+ * @log_backoff: seconds until the log is read again after a failed read,
+ *	0 after a good one (only @log_work uses it: no lock)
  * @inflight: connects in flight for the whole entry (root only; under
  *	nvfab_disc_slots_lock)
  * @inflight_peak: the most @inflight ever was (root only; same lock)
@@ -264,6 +266,7 @@ struct nvfab_disc {
 	unsigned int		nr_connecting;
 	wait_queue_head_t	wq;
 	unsigned int		create_backoff;
+	unsigned int		log_backoff;	/* log_work only */
 
 	unsigned int		inflight;	/* nvfab_disc_slots_lock */
 	unsigned int		inflight_peak;	/* nvfab_disc_slots_lock */

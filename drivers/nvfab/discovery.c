@@ -105,7 +105,7 @@ unsigned int nvfab_disc_retry_max_s = 300;
 module_param_cb(retry_max_s, &nvfab_disc_retry_max_ops,
 		&nvfab_disc_retry_max_s, 0644);
 MODULE_PARM_DESC(retry_max_s,
-		 "cap of the connect retry backoff, seconds (2..86400, default 300)");
+		 "cap of the retry backoff of connects and log reads, seconds (2..86400, default 300)");
 
 static int nvfab_disc_get_peak(char *buf, const struct kernel_param *kp)
 {
