@@ -310,8 +310,9 @@ nothing_skipped_since_mark2() {
 
 # ---- scenarios ----
 
-# A correct discovery controller; then its log gains an entry and it sends
-# a DLP change AEN: the host reads again and lists the new entry.
+# dlp-change: a correct discovery controller; then its log gains an entry
+# and it sends a DLP change AEN: the host reads again and lists the new
+# entry.
 sc_change() {
 	target_start none || { fail "target did not start"; return; }
 	entry_new hd-change || { fail "entry created and enabled"; return; }
@@ -499,7 +500,7 @@ ktap_check "modules load (nvfab-core, -fabrics, -tcp, -discovery)" \
 mountpoint -q /sys/kernel/config ||
 	mount -t configfs configfs /sys/kernel/config 2>/dev/null
 ktap_diag "re-read after a failed read: $REREAD"
-run_scenario "correct log, then a DLP change AEN" sc_change
+run_scenario "dlp-change" sc_change
 run_scenario "disc-genctr" log_refused disc-genctr 3 1 "(-EAGAIN|-11)"
 run_scenario "disc-numrec-shift" log_refused disc-numrec-shift 1 1 "(-EPROTO|-71)"
 run_scenario "disc-numrec-huge" log_refused disc-numrec-huge 2 2 "(-E2BIG|-7)"
