@@ -62,6 +62,7 @@ NVMe over Fabrics 1.1
            the current discovery subsystem entry (SUBTYPE 3); LPO and NUMD
            honoured, strings padded with spaces or NULs
 NVMe Base Specification 2.0
+  5.16.1.23 Discovery Log Page, as above
   5.2      Discovery Log Page Change notice (AEN type 2h, information
            F0h, log page 70h): on SIGUSR1 or --disc-change-after seconds
            after the first AER, the log gains an NVM subsystem entry,
@@ -160,8 +161,8 @@ SC_DNR = 0x4000
 NSID_ALL = 0xFFFFFFFF
 LBA_SHIFT = 9
 AEN_NOTICE_NS_CHANGED = 0x2 | (0x00 << 8) | (0x04 << 16)
-# Discovery Log Page Change (NVMe Base 2.0, 5.2, Figure 150): asynchronous
-# event type 2h (notice), information F0h, log page identifier 70h.
+# Discovery Log Page Change (NVMe Base 2.0, 5.2): asynchronous event type
+# 2h (notice), information F0h, log page identifier 70h.
 AEN_NOTICE_DISC_CHANGED = 0x2 | (0xF0 << 8) | (0x70 << 16)
 QUEUES_MAX = 16
 
