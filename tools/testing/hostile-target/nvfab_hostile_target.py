@@ -48,6 +48,28 @@ NVM Command Set 1.0
 NVM Command Set 1.0
   3.2      Read, Write, Flush on 512-byte or 4 KiB LBAs
 
+With --discovery the subsystem is a discovery subsystem instead:
+NVMe over Fabrics 1.1
+  3.1      discovery controller: the well-known NQN
+           nqn.2014-08.org.nvmexpress.discovery by default, admin queue
+           only (an I/O queue Connect is refused, Invalid Parameter on
+           QID), no namespaces
+  5.3      Discovery Log Page (LID 70h): a 1024-byte header (GENCTR,
+           NUMREC, RECFMT 0) and 1024-byte entries (TRTYPE, ADRFAM,
+           SUBTYPE, TREQ, PORTID, CNTLID, ASQSZ, EFLAGS, TRSVCID, SUBNQN,
+           TRADDR, TSAS): --disc-entries NVM subsystem entries (SUBTYPE 2,
+           TCP, IPv4 127.0.0.1, ports 4500 + i where nothing listens) and
+           the current discovery subsystem entry (SUBTYPE 3); LPO and NUMD
+           honoured, strings padded with spaces or NULs
+NVMe Base Specification 2.0
+  5.16.1.23 Discovery Log Page, as above
+  5.2      Discovery Log Page Change notice (AEN type 2h, information
+           F0h, log page 70h): on SIGUSR1 or --disc-change-after seconds
+           after the first AER, the log gains an NVM subsystem entry,
+           GENCTR moves and every controller is sent the notice
+  5.17.2.1 Identify Controller: CNTRLTYPE 2h (discovery controller), NN 0,
+           OAES bit 31 (Discovery Log Page Change notices)
+
 Scenarios (--scenario, see SCENARIOS) and what they break are listed in
 the --help text. Each misbehaviour is logged on stderr as a line starting
 "hostile: ", and --state FILE always holds the number of misbehaviours done
@@ -139,6 +161,9 @@ SC_DNR = 0x4000
 NSID_ALL = 0xFFFFFFFF
 LBA_SHIFT = 9
 AEN_NOTICE_NS_CHANGED = 0x2 | (0x00 << 8) | (0x04 << 16)
+# Discovery Log Page Change (NVMe Base 2.0, 5.2): asynchronous event type
+# 2h (notice), information F0h, log page identifier 70h.
+AEN_NOTICE_DISC_CHANGED = 0x2 | (0xF0 << 8) | (0x70 << 16)
 QUEUES_MAX = 16
 
 SCENARIOS = {
@@ -162,7 +187,32 @@ SCENARIOS = {
     "format": "none: a correct target whose NSID 1 the test formats",
     "lbaf16": "none: 17 LBA formats, NSID 1 in format 16 (4 KiB): FLBAS "
               "bits 6:5 hold the index's upper bits",
+    # --discovery scenarios: a log read is header, entries, header again
+    "disc-genctr": "--discovery: GENCTR moves at every Get Log Page; one "
+                   "misbehaviour per header read again (the host gives up "
+                   "after 3 reads of the whole log: --count 3)",
+    "disc-numrec-shift": "--discovery: the header read after the entries "
+                         "has the same GENCTR and NUMREC + 1",
+    "disc-numrec-huge": "--discovery: NUMREC 1025 in the header (above the "
+                        "host's 1024), then 2^64-1, alternately",
+    "disc-recfmt": "--discovery: RECFMT 1 in the header",
+    "disc-bad-entries": "--discovery: 10 malformed entries among the good "
+                        "ones, one misbehaviour per whole read of that log; "
+                        "then GENCTR moves and they are gone",
+    "disc-short-log": "--discovery: the entries' Get Log Page gets half of "
+                      "its data in a C2HData without LAST_PDU, then a "
+                      "successful CapsuleResp",
 }
+
+DISC_NQN = "nqn.2014-08.org.nvmexpress.discovery"
+DISC_NVM_NQN = "nqn.2014-08.org.nvmexpress:nvfab-hostile-disc-%d"
+DISC_PORT_BASE = 4500
+DISC_HDR = 1024                 # header and entry size (NVMe-oF 1.1, 5.3)
+DISC_MAX_RECORDS = 1024         # nvfab's cap on NUMREC
+LID_DISC = 0x70
+TRTYPE_RDMA, TRTYPE_FC, TRTYPE_TCP = 1, 2, 3
+ADRFAM_IPV4, ADRFAM_IPV6, ADRFAM_IB, ADRFAM_FC = 1, 2, 3, 4
+SUBTYPE_REFERRAL, SUBTYPE_NVM, SUBTYPE_CURRENT = 1, 2, 3
 
 
 class ProtocolError(Exception):
@@ -184,6 +234,114 @@ def put_str(buf, off, width, text):
     """A space-padded ASCII identify string."""
     raw = text.encode("ascii")[:width]
     buf[off:off + width] = raw + b" " * (width - len(raw))
+
+
+def pad(text, width, fill=b" "):
+    """A string field of a log entry: @text, then @fill up to @width."""
+    raw = text.encode("ascii") if isinstance(text, str) else bytes(text)
+    return raw[:width] + fill * (width - len(raw[:width]))
+
+
+# ---- the Discovery Log Page (NVMe over Fabrics 1.1, 5.3) --------------------
+
+def disc_entry(subnqn, trsvcid, traddr="127.0.0.1", trtype=TRTYPE_TCP,
+               adrfam=ADRFAM_IPV4, subtype=SUBTYPE_NVM, portid=1,
+               fill=b" "):
+    """One 1024-byte Discovery Log Page Entry (Figure 38). The strings are
+    padded with @fill (spaces, as the spec says, or NULs, as Linux's
+    target does); bytes give a field as is, unpadded when full."""
+    e = bytearray(DISC_HDR)
+    # TRTYPE ADRFAM SUBTYPE TREQ (no secure channel requirement) PORTID
+    # CNTLID (FFFFh: dynamic controller model) ASQSZ EFLAGS
+    put(e, 0, "BBBBHHHH", trtype, adrfam, subtype, 0, portid, 0xFFFF, 32, 0)
+    e[32:64] = pad(trsvcid, 32, fill)
+    e[256:512] = pad(subnqn, 256, fill)
+    e[512:768] = pad(traddr, 256, fill)
+    e[768] = 0                           # TSAS for TCP: SECTYPE none
+    return bytes(e)
+
+
+BAD_NQN = "nqn.2014-08.org.nvmexpress:nvfab-hostile-bad-%s"
+
+
+def disc_bad_entries():
+    """disc-bad-entries: (what is wrong, entry), each unusable for one
+    field alone; each has its own SUBNQN so a host that took one lists
+    it."""
+    port = DISC_PORT_BASE + 100
+    full_nqn = (BAD_NQN % "subnqn-full-").encode()
+    full_nqn += b"x" * (256 - len(full_nqn))
+    return [
+        ("TRTYPE FEh (loop: host use only)",
+         disc_entry(BAD_NQN % "trtype", str(port), trtype=0xFE)),
+        ("ADRFAM FC for TCP",
+         disc_entry(BAD_NQN % "adrfam", str(port + 1), adrfam=ADRFAM_FC)),
+        ("SUBTYPE 4",
+         disc_entry(BAD_NQN % "subtype", str(port + 2), subtype=4)),
+        ("TRADDR 'localhost' (not an IPv4 address)",
+         disc_entry(BAD_NQN % "traddr-name", str(port + 3),
+                    traddr="localhost")),
+        ("TRADDR 256 bytes of '1', no padding",
+         disc_entry(BAD_NQN % "traddr-full", str(port + 4),
+                    traddr=b"1" * 256)),
+        ("TRSVCID 'nvme' (not a port)",
+         disc_entry(BAD_NQN % "trsvcid-name", "nvme")),
+        ("TRSVCID '04420' (leading zero)",
+         disc_entry(BAD_NQN % "trsvcid-zero", "04420")),
+        ("TRSVCID '65536' (above 65535)",
+         disc_entry(BAD_NQN % "trsvcid-big", "65536")),
+        ("SUBNQN empty",
+         disc_entry("", str(port + 5))),
+        ("SUBNQN 256 bytes, no padding",
+         disc_entry(full_nqn, str(port + 6))),
+    ]
+
+
+class DiscoveryLog:
+    """The log of a discovery subsystem: GENCTR and the entries, the
+    current discovery subsystem entry last."""
+
+    def __init__(self, nqn, addr, port, nr_nvm, bad):
+        self.nqn = nqn
+        self.addr = addr
+        self.port = port
+        self.genctr = 1
+        self.nvm = [self.nvm_entry(i) for i in range(nr_nvm)]
+        self.bad = [e for _, e in disc_bad_entries()] if bad else []
+
+    @staticmethod
+    def nvm_entry(i):
+        # Even entries space-padded, odd ones NUL-padded: both are valid.
+        return disc_entry(DISC_NVM_NQN % i, str(DISC_PORT_BASE + i),
+                          portid=1 + i, fill=b" " if i % 2 == 0 else b"\0")
+
+    def add_nvm(self):
+        """The log gains an NVM subsystem entry: GENCTR moves."""
+        self.nvm.append(self.nvm_entry(len(self.nvm)))
+        self.genctr += 1
+        return DISC_NVM_NQN % (len(self.nvm) - 1)
+
+    def drop_bad(self):
+        """The malformed entries leave the log: GENCTR moves."""
+        self.bad = []
+        self.genctr += 1
+
+    def records(self):
+        """The entries in log order: good and bad interleaved (a bad one
+        must not hide the good ones after it), the current one last."""
+        out = []
+        for i in range(max(len(self.nvm), len(self.bad))):
+            out += self.bad[i:i + 1] + self.nvm[i:i + 1]
+        cur = disc_entry(self.nqn, str(self.port), traddr=self.addr,
+                         subtype=SUBTYPE_CURRENT, portid=0)
+        return out + [cur]
+
+    def page(self):
+        """The whole log: header (Figure 37) and records."""
+        recs = self.records()
+        hdr = bytearray(DISC_HDR)
+        put(hdr, 0, "QQH", self.genctr, len(recs), 0)  # GENCTR NUMREC RECFMT
+        return bytes(hdr) + b"".join(recs)
 
 
 # ---- the command as received -----------------------------------------------
@@ -228,10 +386,11 @@ class Completion:
 
     HOLD = "hold"
 
-    def __init__(self, status=SC_SUCCESS, result=0, data=None):
+    def __init__(self, status=SC_SUCCESS, result=0, data=None, short=None):
         self.status = status
         self.result = result
         self.data = data
+        self.short = short      # send only this many data bytes, no LAST
 
     @classmethod
     def error(cls, sc, dnr=True):
@@ -290,14 +449,34 @@ class Namespace:
 class Subsystem:
     """The NVM subsystem: NQN, namespaces, controllers, ANA layout."""
 
-    def __init__(self, nqn, nr_ns, ns_size, ana_groups, lbaf16=False):
+    def __init__(self, nqn, nr_ns, ns_size, ana_groups, lbaf16=False,
+                 disc_log=None):
         self.nqn = nqn
+        self.disc_log = disc_log         # a discovery subsystem's log
+        if disc_log:
+            nr_ns = 0
         self.namespaces = {i: Namespace(i, ns_size, lbaf16)
                            for i in range(1, nr_ns + 1)}
         self.ana_groups = ana_groups     # 0: ANA off
         self.controllers = {}
         self.next_cntlid = 1
         self.lock = threading.Lock()
+
+    def disc_changed(self, why):
+        """A Discovery Log Page Change notice to every controller."""
+        ctrls = self.all_controllers()
+        log("target: %s; DLP change AEN to %d controller(s)" %
+            (why, len(ctrls)))
+        for ctrl in ctrls:
+            ctrl.send_event(AEN_NOTICE_DISC_CHANGED)
+
+    def disc_add_entry(self):
+        """The log gains an NVM subsystem entry, then the notice."""
+        with self.lock:
+            nqn = self.disc_log.add_nvm()
+            genctr = self.disc_log.genctr
+        self.disc_changed("discovery log gained %s (GENCTR %d)" %
+                          (nqn, genctr))
 
     def new_controller(self, hostnqn, kato_ms, scenario):
         with self.lock:
@@ -355,6 +534,8 @@ class Scenario:
         self.lock = threading.Lock()
         self.ns_changed = False          # ns-not-ready: AEN sent
         self.phase = 0                   # ana-chgcnt: 1 moved, 2 re-read
+        self.disc_change_after = None    # --disc-change-after
+        self.disc_change_armed = False
         # The state file is first written once the port listens (run()):
         # a test that sees it may connect at once.
 
@@ -415,6 +596,7 @@ class Controller:
         self.changed_ns = []
         self.stopped = False
         self.timer = None
+        self.disc_entries_read = False   # a header read next is "again"
 
     # -- properties (NVMe-oF 1.1, 3.4 and 3.5) --
 
@@ -466,8 +648,11 @@ class Controller:
         oaes = 1 << 8                    # namespace attribute notices
         if ana:
             oaes |= 1 << 11
+        if self.subsys.disc_log:
+            oaes = 1 << 31               # Discovery Log Page Change
         put(buf, 92, "I", oaes)
-        buf[111] = 1                     # CNTRLTYPE: I/O controller
+        # CNTRLTYPE: 1h I/O controller, 2h discovery controller
+        buf[111] = 2 if self.subsys.disc_log else 1
         buf[259] = 3                     # AERL: 4 outstanding
         buf[261] = 0x02                  # LPA: command effects log
         put(buf, 320, "H", 10)           # KAS: 1 s
@@ -591,6 +776,21 @@ class Controller:
         self.flush_events()
         if self.scenario.is_("ns-not-ready"):
             self.arm_ns_change()
+        if self.subsys.disc_log and self.scenario.disc_change_after \
+                is not None:
+            self.arm_disc_change()
+
+    def arm_disc_change(self):
+        """--disc-change-after: once per target, S seconds after the
+        first AER, the log gains an entry and the notice goes out."""
+        sc = self.scenario
+        with sc.lock:
+            if sc.disc_change_armed:
+                return
+            sc.disc_change_armed = True
+        t = threading.Timer(sc.disc_change_after, self.subsys.disc_add_entry)
+        t.daemon = True
+        t.start()
 
     def arm_ns_change(self):
         """ns-not-ready: one NS Attribute Changed event, after a delay."""
@@ -866,6 +1066,10 @@ class Connection:
             return
         data = (comp.data or b"")[:cmd.sgl_len]
         data += bytes(cmd.sgl_len - len(data))
+        if comp.short is not None:
+            self.send(self.c2h_pdu(cid, 0, data[:comp.short], 0),
+                      self.rsp_pdu(cid, comp))
+            return
         if self.qid == 0 and cmd.opcode == ADM_IDENTIFY and \
                 cmd.cdw[0] & 0xFF == 0x01 and sc.take("short-identify"):
             sc.record("short-identify CID 0x%x: 1024 of %d bytes, then "
@@ -950,6 +1154,13 @@ class Connection:
                 return Completion.HOLD
             self.ctrl = self.subsys.new_controller(hostnqn, kato,
                                                    self.scenario)
+        elif self.subsys.disc_log:
+            # A discovery controller has the admin queue only: Invalid
+            # Parameter, IATTR 0 (the SQE), IPO 42 (QID).
+            log("target: %s: I/O queue %d Connect to a discovery "
+                "controller refused" % (self.peer, qid))
+            return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
+                              result=42 << 16)
         else:
             ctrl = self.subsys.controller(cntlid)
             if ctrl is None or ctrl.hostnqn != hostnqn or \
@@ -1043,6 +1254,8 @@ class AdminCommands:
         lpo = cmd.cdw[2] | (cmd.cdw[3] << 32)
         if lpo % 4:
             return Completion.error(SC_INVALID_FIELD)
+        if lid == LID_DISC and ctrl.subsys.disc_log:
+            return self.disc_log(ctrl, cmd, lpo, 4 * numd)
         page = ctrl.log_page(lid)
         sc = self.scenario
         if lid == 0x0C and page and lpo == 0 and sc.take("ana-groups"):
@@ -1051,6 +1264,63 @@ class AdminCommands:
         if lid == 0x0C and page and sc.name == "ana-chgcnt":
             page = self.chgcnt_log(page, lpo, 4 * numd)
         return Completion(data=page[lpo:lpo + 4 * numd])
+
+    def disc_log(self, ctrl, cmd, lpo, length):
+        """Get Log Page, Discovery Log Page, LPO @lpo, @length bytes.
+
+        The host reads the header, the entries, then the header again;
+        that last one is told from the first by the entries read in
+        between (one admin queue: the reads of a controller come one by
+        one). The scenarios strike there."""
+        sc = self.scenario
+        dlog = ctrl.subsys.disc_log
+        again = lpo < DISC_HDR and ctrl.disc_entries_read
+        if lpo < DISC_HDR:
+            ctrl.disc_entries_read = False
+        if lpo + length > DISC_HDR:
+            ctrl.disc_entries_read = True
+        with ctrl.subsys.lock:
+            if sc.is_("disc-genctr") and sc.taken < sc.count:
+                dlog.genctr += 1
+            page = bytearray(dlog.page())
+            genctr = dlog.genctr
+        numrec, = struct.unpack_from("<Q", page, 8)
+        hdr = lpo < 24
+        where = "CID 0x%x (cntlid %d, LPO %d, %d bytes)" % (
+            cmd.cid, ctrl.cntlid, lpo, length)
+        if again and sc.take("disc-genctr"):
+            sc.record("disc-genctr header read again with GENCTR %d: it "
+                      "moved at every read %s" % (genctr, where))
+        elif again and sc.take("disc-numrec-shift"):
+            put(page, 8, "Q", numrec + 1)
+            sc.record("disc-numrec-shift header read again: GENCTR %d, "
+                      "NUMREC %d -> %d %s" % (genctr, numrec, numrec + 1,
+                                              where))
+        elif hdr and not again and sc.take("disc-numrec-huge"):
+            huge = (DISC_MAX_RECORDS + 1, (1 << 64) - 1)[
+                (sc.taken - 1) % 2]
+            put(page, 8, "Q", huge)
+            sc.record("disc-numrec-huge NUMREC %d %s" % (huge, where))
+        elif hdr and not again and sc.take("disc-recfmt"):
+            put(page, 16, "H", 1)
+            sc.record("disc-recfmt RECFMT 1 %s" % where)
+        elif again and dlog.bad and sc.take("disc-bad-entries"):
+            sc.record("disc-bad-entries log of %d records, %d malformed, "
+                      "read whole (GENCTR %d) %s" %
+                      (numrec, len(dlog.bad), genctr, where))
+            if sc.taken >= sc.count:
+                with ctrl.subsys.lock:
+                    dlog.drop_bad()
+                log("target: malformed entries gone: GENCTR %d" %
+                    dlog.genctr)
+        elif lpo >= DISC_HDR and sc.take("disc-short-log"):
+            short = length // 2
+            sc.record("disc-short-log %s: %d of %d bytes in a C2HData "
+                      "without LAST_PDU, then success" %
+                      (where, short, length))
+            return Completion(data=bytes(page[lpo:lpo + length]),
+                              short=short)
+        return Completion(data=bytes(page[lpo:lpo + length]))
 
     def chgcnt_log(self, page, lpo, length):
         """ana-chgcnt: the log as of its CHGCNT, which moves from 1 to 2
@@ -1111,11 +1381,19 @@ class Target:
     def __init__(self, args):
         self.scenario = Scenario(args.scenario, args.count, args.state,
                                  args.trigger_lba, args.event_after)
+        self.scenario.disc_change_after = args.disc_change_after
         ana = args.ana_groups if args.scenario in ("ana-groups",
                                                    "ana-chgcnt") else 0
+        disc_log = None
+        if args.discovery:
+            disc_log = DiscoveryLog(args.nqn, args.addr, args.port,
+                                    args.disc_entries,
+                                    bad=args.scenario == "disc-bad-entries")
         self.subsys = Subsystem(args.nqn, args.namespaces,
                                 args.ns_size << 20, ana,
-                                lbaf16=args.scenario == "lbaf16")
+                                lbaf16=args.scenario == "lbaf16",
+                                disc_log=disc_log)
+        self.disc_change = threading.Event()    # SIGUSR1
         self.admin = AdminCommands(self.scenario)
         self.io = IoCommands(self.scenario)
         self.addr = (args.addr, args.port)
@@ -1140,6 +1418,9 @@ class Target:
         if self.scenario.state_file:
             self.scenario.write_state()
         while not self.stop.is_set():
+            if self.disc_change.is_set():
+                self.disc_change.clear()
+                self.subsys.disc_add_entry()
             try:
                 sock, peer = self.listener.accept()
             except socket.timeout:
@@ -1168,6 +1449,12 @@ class Target:
     def request_stop(self, *_):
         self.stop.set()
 
+    def request_disc_change(self, *_):
+        """SIGUSR1: the log gains an entry (done by the accept loop, not
+        in the handler, which may interrupt a thread holding a lock)."""
+        if self.subsys.disc_log:
+            self.disc_change.set()
+
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
@@ -1177,7 +1464,18 @@ def parse_args(argv):
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--addr", default="127.0.0.1")
     p.add_argument("--port", type=int, default=4420)
-    p.add_argument("--nqn", default="nqn.2014-08.org.nvmexpress:nvfab-hostile")
+    p.add_argument("--nqn", help="subsystem NQN (default: "
+                   "nqn.2014-08.org.nvmexpress:nvfab-hostile, or with "
+                   "--discovery the well-known discovery NQN)")
+    p.add_argument("--discovery", action="store_true",
+                   help="a discovery subsystem: no namespaces, the "
+                   "Discovery Log Page; SIGUSR1 adds an entry to the log "
+                   "and sends a DLP change AEN")
+    p.add_argument("--disc-entries", type=int, default=3, metavar="N",
+                   help="--discovery: NVM subsystem entries in the log")
+    p.add_argument("--disc-change-after", type=float, metavar="S",
+                   help="--discovery: S seconds after the first AER, add "
+                   "an entry and send a DLP change AEN (once)")
     p.add_argument("--namespaces", type=int, default=1)
     p.add_argument("--ns-size", type=int, default=64, metavar="MIB")
     p.add_argument("--scenario", choices=sorted(SCENARIOS))
@@ -1198,6 +1496,14 @@ def parse_args(argv):
         p.error("--ana-groups must be 1..65535")
     if args.namespaces < 1 or args.ns_size < 1:
         p.error("--namespaces and --ns-size must be positive")
+    if args.scenario and args.scenario.startswith("disc-") and \
+            not args.discovery:
+        p.error("--scenario %s needs --discovery" % args.scenario)
+    if not 0 <= args.disc_entries <= DISC_MAX_RECORDS - 64:
+        p.error("--disc-entries must be 0..%d" % (DISC_MAX_RECORDS - 64))
+    if args.nqn is None:
+        args.nqn = DISC_NQN if args.discovery else \
+            "nqn.2014-08.org.nvmexpress:nvfab-hostile"
     return args
 
 
@@ -1206,6 +1512,7 @@ def main(argv):
     target = Target(args)
     signal.signal(signal.SIGTERM, target.request_stop)
     signal.signal(signal.SIGINT, target.request_stop)
+    signal.signal(signal.SIGUSR1, target.request_disc_change)
     try:
         target.run()
     except OSError as e:
