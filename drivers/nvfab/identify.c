@@ -65,8 +65,12 @@ static u32 nvfab_mdts_to_sectors(u8 mdts, u64 cap)
  * supported. MAXCMD, mandatory for fabrics, must not be 0. An I/O
  * controller's SQES and CQES must require 64-byte submission and 16-byte
  * completion queue entries (their NVM command set sizes), with a maximum
- * no smaller than the required size. MDTS (in CAP.MPSMIN pages) becomes @out->max_hw_sectors,
- * capped at 8 MiB.
+ * no smaller than the required size. CNTRLTYPE must be 0 (not reported,
+ * before NVMe 1.4) or the type connected to: 2 (discovery) for a
+ * @discovery association, 1 (I/O) otherwise; an administrative controller
+ * (3) has no I/O queues and is refused, as are the reserved values.
+ * MDTS (in CAP.MPSMIN pages) becomes @out->max_hw_sectors, capped at
+ * 8 MiB.
  *
  * Context: any context.
  * Return: 0 with @out filled in, or -EINVAL when a field is invalid (one
@@ -134,6 +138,16 @@ int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 	}
 	if (!(le32_to_cpu(id->sgls) & 0x3)) {
 		dev_err(dev, "Identify: controller does not support SGLs\n");
+		return -EINVAL;
+	}
+	if (id->cntrltype &&
+	    id->cntrltype != (discovery ? NVME_CTRL_DISC : NVME_CTRL_IO)) {
+		dev_err(dev, "Identify: CNTRLTYPE %u (%s) where %s controller was connected to\n",
+			id->cntrltype,
+			id->cntrltype == NVME_CTRL_IO ? "I/O" :
+			id->cntrltype == NVME_CTRL_DISC ? "discovery" :
+			id->cntrltype == NVME_CTRL_ADMIN ? "administrative" :
+			"reserved", discovery ? "a discovery" : "an I/O");
 		return -EINVAL;
 	}
 	if (id_cntlid > NVME_CNTLID_MAX) {

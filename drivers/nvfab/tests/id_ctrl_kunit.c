@@ -40,6 +40,7 @@ enum id_field {
 	ID_MAXCMD,
 	ID_SQES,
 	ID_CQES,
+	ID_CNTRLTYPE,
 };
 
 /* Stands for "the NQN connected to is whatever SUBNQN holds". */
@@ -117,6 +118,19 @@ static const struct id_case id_cases[] = {
 	{ "CQES 34h, max below required", ID_CQES, 0x34, .ret = -EINVAL },
 	{ "discovery, SQES and CQES 0", ID_SQES, 0, .discovery = true,
 	  .sectors = TEST_SECTORS },
+	/* CNTRLTYPE: 0 before NVMe 1.4, else the type connected to */
+	{ "CNTRLTYPE 1, I/O", ID_CNTRLTYPE, NVME_CTRL_IO, .sectors = TEST_SECTORS },
+	{ "CNTRLTYPE 2, discovery, on an I/O connect", ID_CNTRLTYPE, NVME_CTRL_DISC,
+	  .ret = -EINVAL },
+	{ "CNTRLTYPE 3, administrative", ID_CNTRLTYPE, NVME_CTRL_ADMIN, .ret = -EINVAL },
+	{ "CNTRLTYPE 4, reserved", ID_CNTRLTYPE, 4, .ret = -EINVAL },
+	{ "CNTRLTYPE FFh, reserved", ID_CNTRLTYPE, 0xff, .ret = -EINVAL },
+	{ "discovery, CNTRLTYPE 2", ID_CNTRLTYPE, NVME_CTRL_DISC, .discovery = true,
+	  .sectors = TEST_SECTORS },
+	{ "discovery, CNTRLTYPE 1 (I/O)", ID_CNTRLTYPE, NVME_CTRL_IO, .discovery = true,
+	  .ret = -EINVAL },
+	{ "discovery, CNTRLTYPE 3", ID_CNTRLTYPE, NVME_CTRL_ADMIN, .discovery = true,
+	  .ret = -EINVAL },
 	/* SGLs */
 	{ "SGLS 0", ID_SGLS, 0, .ret = -EINVAL },
 	{ "SGLS keyed only, no support bits", ID_SGLS, BIT(2), .ret = -EINVAL },
@@ -222,6 +236,9 @@ static void id_ctrl_mutate(struct nvme_id_ctrl *id, const struct id_case *c)
 		break;
 	case ID_CQES:
 		id->cqes = c->val;
+		break;
+	case ID_CNTRLTYPE:
+		id->cntrltype = c->val;
 		break;
 	}
 }
