@@ -544,9 +544,13 @@ static void nvfab_disc_log_work(struct work_struct *work)
 		/* the retry is still the first read since it went live */
 		if (live)
 			set_bit(NVFAB_DISC_WHY_LIVE, &disc->reasons);
+		/* -EINTR: a reset cancelled it; the reconnect reads again */
 		dev_warn_ratelimited(ctrl->device,
-				     "%s: reading the discovery log failed: %pe; reading it again in %u s\n",
-				     disc->name, log, disc->log_backoff);
+				     "%s: reading the discovery log failed: %pe%s; reading it again in %u s\n",
+				     disc->name, log,
+				     PTR_ERR(log) == -EINTR ?
+				     " (the controller was reset meanwhile)" : "",
+				     disc->log_backoff);
 	} else {
 		disc->log_backoff = 0;
 		if (log->nr_skipped)
