@@ -12,12 +12,12 @@
 # own subsystem NQN, and is cleaned up (controller deleted, target
 # stopped) whether it passed or not.
 #
-# The guest is a TCG machine with a debug kernel, where a fork costs about
-# 50-100 ms: polling loops below use bash builtins only (a FIFO nobody
-# writes makes "read -t" a sleep, EPOCHREALTIME a clock).
+# The scenario harness (fork-free polling, the target's life, KTAP per
+# scenario) is hostile_lib.sh, shared with hostile_disc.sh.
 # shellcheck disable=SC2317 # functions run through check, wait_for, "$@"
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hostile_lib.sh"
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=$REPO/tools/testing/hostile-target/nvfab_hostile_target.py
@@ -29,67 +29,15 @@ IO_SKIP=256		# TRIGGER_LBA in 8 KiB blocks, for dd
 PAT=/tmp/nvfab-hostile.pat
 RD=/tmp/nvfab-hostile.rd
 ONLY=${NVFAB_HOSTILE_ONLY:-}
+ONLY_VAR=NVFAB_HOSTILE_ONLY
+TICK_NAME=hostile
+WAIT_STEP=0.05
 
-TPID=		# the running target
-TSTATE=		# its --state file
-TLOG=		# its stderr
 CPID=		# a connect writing to /dev/nvfab-fabrics
 CONNECT_EXTRA=	# more connect options (",name=value...")
 CTRL=		# /sys/class/nvfab/nvfabN of the scenario's controller
 DEV=		# /dev/nvfabXnY of its namespace 1
-MARK=		# dmesg mark at the start of the scenario
-FAILS=()	# failed sub-checks of the scenario
-BGPIDS=()	# background commands that may outlive a scenario
 port=$PORT_BASE
-
-# ---- polling without forks ----
-
-tick_open() {
-	local f=/tmp/nvfab-hostile-tick.$$
-
-	mkfifo "$f" && exec 9<>"$f" && rm -f "$f"
-}
-
-nap() { read -rt "$1" -u 9 || true; }
-
-# clock: NOW is the time in ms.
-clock() { NOW=$((${EPOCHREALTIME/./} / 1000)); }
-
-# wait_for MS CMD...: poll CMD (a function or builtin) every 50 ms.
-wait_for() {
-	local end
-
-	clock
-	end=$((NOW + $1))
-	shift
-	until "$@"; do
-		clock
-		[ "$NOW" -ge "$end" ] && return 1
-		nap 0.05
-	done
-}
-
-pid_gone() { ! kill -0 "$1" 2>/dev/null; }
-
-# ---- KTAP for one scenario ----
-
-# check DESC CMD...: one sub-check of the scenario.
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then
-		ktap_diag "  pass: $desc"
-	else
-		ktap_diag "  FAIL: $desc"
-		FAILS+=("$desc")
-	fi
-}
-
-fail() {
-	ktap_diag "  FAIL: $*"
-	FAILS+=("$*")
-}
 
 # ---- the target ----
 
@@ -112,26 +60,6 @@ target_start() {
 		2>"$TLOG" &
 	TPID=$!
 	wait_for 90000 test -s "$TSTATE"
-}
-
-# misbehaved N: the target has committed at least N misbehaviours.
-misbehaved() {
-	local n=0
-
-	{ read -r n <"$TSTATE"; } 2>/dev/null
-	[ "${n:-0}" -ge "$1" ]
-}
-
-target_stop() {
-	[ -n "$TPID" ] || return 0
-	kill -TERM "$TPID" 2>/dev/null
-	if ! wait_for 5000 pid_gone "$TPID"; then
-		ktap_diag "  target ignored SIGTERM; killing it"
-		kill -KILL "$TPID" 2>/dev/null
-	fi
-	wait "$TPID" 2>/dev/null
-	TPID=
-	grep -h '^hostile:' "$TLOG" 2>/dev/null | head -5 | sed 's/^/#   target: /'
 }
 
 # ---- the host ----
@@ -243,38 +171,7 @@ timed_delete() {
 	DEL_MS=$((NOW - t0))
 }
 
-# bg_wait PID MS: wait for a background command; its status, or 124.
-bg_wait() {
-	if ! wait_for "$2" pid_gone "$1"; then
-		BGPIDS+=("$1")
-		return 124
-	fi
-	wait "$1"
-}
-
 # ---- checks ----
-
-# dmesg_grep PATTERN...: the kernel log since MARK has a line matching every
-# PATTERN (extended regexes); it is shown.
-dmesg_grep() {
-	local lines p
-
-	lines=$(dmesg_since "$MARK")
-	for p in "$@"; do
-		lines=$(grep -E -- "$p" <<<"$lines")
-	done
-	[ -n "$lines" ] || return 1
-	head -n 3 <<<"$lines" | sed 's/^/#   kernel: /'
-}
-
-no_splat() {
-	local bad
-
-	bad=$(dmesg_since "$MARK" | grep -E "$DMESG_SPLATS")
-	[ -z "$bad" ] && return 0
-	head -n 5 <<<"$bad" | sed 's/^/#   kernel: /'
-	return 1
-}
 
 same_data() { cmp -s "$PAT" "$RD"; }
 
@@ -725,35 +622,6 @@ read_slab() {
 	done </proc/meminfo
 }
 
-# run_scenario NAME FUNC [ARGS...]: one KTAP result. With
-# NVFAB_HOSTILE_ONLY="NAME ...", only the scenarios named there run.
-run_scenario() {
-	local name=$1 t0
-
-	shift
-	if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then
-		ktap_skip "$name" "not in NVFAB_HOSTILE_ONLY"
-		return
-	fi
-	FAILS=()
-	SKIP_WHY=
-	MARK=$(dmesg_mark)
-	clock
-	t0=$NOW
-	ktap_diag "$name"
-	"$@"
-	scenario_cleanup
-	clock
-	ktap_diag "  ($((NOW - t0)) ms)"
-	if [ -n "$SKIP_WHY" ]; then
-		ktap_skip "$name" "$SKIP_WHY"
-	elif [ ${#FAILS[@]} -eq 0 ]; then
-		ktap_pass "$name"
-	else
-		ktap_fail "$name"
-	fi
-}
-
 # Whatever the scenario left: its controller, its target, the connect.
 scenario_cleanup() {
 	if [ -n "$CPID" ]; then
@@ -765,15 +633,6 @@ scenario_cleanup() {
 	target_stop
 	CTRL=
 	DEV=
-}
-
-# Background commands still blocked in the kernel: bounded wait.
-wait_stragglers() {
-	local p
-
-	for p in "${BGPIDS[@]}"; do
-		wait_for "$1" pid_gone "$p" || ktap_diag "pid $p still blocked"
-	done
 }
 
 no_ctrls() {

@@ -29,12 +29,12 @@
 #                              retry
 #   NVFAB_HOSTILE_DISC_ONLY    run only these scenarios (words)
 #
-# The guest is a TCG machine with a debug kernel, where a fork costs about
-# 50-100 ms: polling loops below use bash builtins only (a FIFO nobody
-# writes makes "read -t" a sleep, EPOCHREALTIME a clock).
+# The scenario harness (fork-free polling, the target's life, KTAP per
+# scenario) is hostile_lib.sh, shared with hostile.sh.
 # shellcheck disable=SC2317 # functions run through check, wait_for, "$@"
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/hostile_lib.sh"
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=$REPO/tools/testing/hostile-target/nvfab_hostile_target.py
@@ -47,73 +47,12 @@ PORT_BASE=4470
 LOGDIR=${OUT:-/tmp}/hostile_disc
 REREAD=${NVFAB_HOSTILE_DISC_REREAD:-retry}
 ONLY=${NVFAB_HOSTILE_DISC_ONLY:-}
+ONLY_VAR=NVFAB_HOSTILE_DISC_ONLY
+TICK_NAME=hostile-disc
+WAIT_STEP=0.1
 
-TPID=		# the running target
-TSTATE=		# its --state file
-TLOG=		# its stderr
 E=		# the scenario's configfs entry
-MARK=		# dmesg mark at the start of the scenario
-FAILS=()	# failed sub-checks of the scenario
-BGPIDS=()	# background commands that may outlive a scenario
 port=$PORT_BASE
-
-# ---- polling without forks ----
-
-tick_open() {
-	local f=/tmp/nvfab-hostile-disc-tick.$$
-
-	mkfifo "$f" && exec 9<>"$f" && rm -f "$f"
-}
-
-nap() { read -rt "$1" -u 9 || true; }
-
-# clock: NOW is the time in ms.
-clock() { NOW=$((${EPOCHREALTIME/./} / 1000)); }
-
-# wait_for MS CMD...: poll CMD (a function or builtin) every 100 ms.
-wait_for() {
-	local end
-
-	clock
-	end=$((NOW + $1))
-	shift
-	until "$@"; do
-		clock
-		[ "$NOW" -ge "$end" ] && return 1
-		nap 0.1
-	done
-}
-
-pid_gone() { ! kill -0 "$1" 2>/dev/null; }
-
-# bg_wait PID MS: wait for a background command; its status, or 124.
-bg_wait() {
-	if ! wait_for "$2" pid_gone "$1"; then
-		BGPIDS+=("$1")
-		return 124
-	fi
-	wait "$1"
-}
-
-# ---- KTAP for one scenario ----
-
-# check DESC CMD...: one sub-check of the scenario.
-check() {
-	local desc=$1
-
-	shift
-	if "$@"; then
-		ktap_diag "  pass: $desc"
-	else
-		ktap_diag "  FAIL: $desc"
-		FAILS+=("$desc")
-	fi
-}
-
-fail() {
-	ktap_diag "  FAIL: $*"
-	FAILS+=("$*")
-}
 
 # ---- the target ----
 
@@ -134,14 +73,6 @@ target_start() {
 	wait_for 90000 test -s "$TSTATE"
 }
 
-# misbehaved N: the target has committed at least N misbehaviours.
-misbehaved() {
-	local n=0
-
-	{ read -r n <"$TSTATE"; } 2>/dev/null
-	[ "${n:-0}" -ge "$1" ]
-}
-
 # misbehaved_exactly N
 misbehaved_exactly() {
 	local n=0
@@ -153,18 +84,6 @@ misbehaved_exactly() {
 # log_change: the target's log gains an NVM subsystem entry, and it sends
 # a DLP change AEN to its controllers.
 log_change() { kill -USR1 "$TPID"; }
-
-target_stop() {
-	[ -n "$TPID" ] || return 0
-	kill -TERM "$TPID" 2>/dev/null
-	if ! wait_for 5000 pid_gone "$TPID"; then
-		ktap_diag "  target ignored SIGTERM; killing it"
-		kill -KILL "$TPID" 2>/dev/null
-	fi
-	wait "$TPID" 2>/dev/null
-	TPID=
-	grep -h '^hostile:' "$TLOG" 2>/dev/null | head -4 | sed 's/^/#   target: /'
-}
 
 # ---- the host: a configfs entry ----
 
@@ -264,28 +183,6 @@ show_log() {
 }
 
 # ---- checks ----
-
-# dmesg_grep PATTERN...: the kernel log since MARK has a line matching every
-# PATTERN (extended regexes); it is shown.
-dmesg_grep() {
-	local lines p
-
-	lines=$(dmesg_since "$MARK")
-	for p in "$@"; do
-		lines=$(grep -E -- "$p" <<<"$lines")
-	done
-	[ -n "$lines" ] || return 1
-	head -n 3 <<<"$lines" | sed 's/^/#   kernel: /'
-}
-
-no_splat() {
-	local bad
-
-	bad=$(dmesg_since "$MARK" | grep -E "$DMESG_SPLATS")
-	[ -z "$bad" ] && return 0
-	head -n 5 <<<"$bad" | sed 's/^/#   kernel: /'
-	return 1
-}
 
 # reread_good N MS: the host reads the log again and lists the first N
 # entries within MS. With REREAD=aen the target is told to change its log
@@ -413,32 +310,6 @@ sc_short_log() {
 	show_stats
 }
 
-# run_scenario NAME FUNC [ARGS...]: one KTAP result. With
-# NVFAB_HOSTILE_DISC_ONLY="NAME ...", only the scenarios named there run.
-run_scenario() {
-	local name=$1 t0
-
-	shift
-	if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then
-		ktap_skip "$name" "not in NVFAB_HOSTILE_DISC_ONLY"
-		return
-	fi
-	FAILS=()
-	MARK=$(dmesg_mark)
-	clock
-	t0=$NOW
-	ktap_diag "$name"
-	"$@"
-	scenario_cleanup
-	clock
-	ktap_diag "  ($((NOW - t0)) ms)"
-	if [ ${#FAILS[@]} -eq 0 ]; then
-		ktap_pass "$name"
-	else
-		ktap_fail "$name"
-	fi
-}
-
 # disc_ctrls: N is the number of controllers of the discovery NQN.
 disc_ctrls() {
 	local d n2
@@ -462,15 +333,6 @@ scenario_cleanup() {
 	wait_for 10000 no_disc_ctrl || fail "discovery controller gone"
 	no_splat || fail "kernel log has a splat"
 	target_stop
-}
-
-# Background commands still blocked in the kernel: bounded wait.
-wait_stragglers() {
-	local p
-
-	for p in "${BGPIDS[@]}"; do
-		wait_for "$1" pid_gone "$p" || ktap_diag "pid $p still blocked"
-	done
 }
 
 cleanup() {

@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The scenario harness shared by hostile.sh (the NVMe/TCP I/O host) and
+# hostile_disc.sh (nvfab-discovery) against the hostile target of
+# tools/testing/hostile-target: fork-free polling, the target's life, one
+# KTAP result per scenario with its sub-checks as "#" lines, and the
+# kernel log checks. Sourced after lib.sh.
+#
+# The sourcing script sets:
+#   ONLY        scenario names to run (empty: all), from ONLY_VAR
+#   ONLY_VAR    the environment variable ONLY came from (for the skip text)
+#   TICK_NAME   a word for the tick FIFO's name
+#   WAIT_STEP   wait_for's polling period in seconds (default 0.05)
+# and defines scenario_cleanup, run after every scenario. The harness
+# keeps TPID, TSTATE, TLOG (the running target, its --state file, its
+# stderr), MARK (dmesg mark at the start of the scenario), FAILS (failed
+# sub-checks) and BGPIDS (background commands that may outlive a
+# scenario); a scenario may set SKIP_WHY to report a skip.
+#
+# The guest is a TCG machine with a debug kernel, where a fork costs about
+# 50-100 ms: polling below uses bash builtins only (a FIFO nobody writes
+# makes "read -t" a sleep, EPOCHREALTIME a clock).
+# shellcheck disable=SC2034 # variables used by the sourcing scripts
+
+TPID=
+TSTATE=
+TLOG=
+MARK=
+FAILS=()
+BGPIDS=()
+SKIP_WHY=
+
+# ---- polling without forks ----
+
+tick_open() {
+	local f=/tmp/nvfab-${TICK_NAME:-hostile}-tick.$$
+
+	mkfifo "$f" && exec 9<>"$f" && rm -f "$f"
+}
+
+nap() { read -rt "$1" -u 9 || true; }
+
+# clock: NOW is the time in ms.
+clock() { NOW=$((${EPOCHREALTIME/./} / 1000)); }
+
+# wait_for MS CMD...: poll CMD (a function or builtin) every WAIT_STEP s.
+wait_for() {
+	local end
+
+	clock
+	end=$((NOW + $1))
+	shift
+	until "$@"; do
+		clock
+		[ "$NOW" -ge "$end" ] && return 1
+		nap "${WAIT_STEP:-0.05}"
+	done
+}
+
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# bg_wait PID MS: wait for a background command; its status, or 124.
+bg_wait() {
+	if ! wait_for "$2" pid_gone "$1"; then
+		BGPIDS+=("$1")
+		return 124
+	fi
+	wait "$1"
+}
+
+# Background commands still blocked in the kernel: bounded wait.
+wait_stragglers() {
+	local p
+
+	for p in "${BGPIDS[@]}"; do
+		wait_for "$1" pid_gone "$p" || ktap_diag "pid $p still blocked"
+	done
+}
+
+# ---- KTAP for one scenario ----
+
+# check DESC CMD...: one sub-check of the scenario.
+check() {
+	local desc=$1
+
+	shift
+	if "$@"; then
+		ktap_diag "  pass: $desc"
+	else
+		ktap_diag "  FAIL: $desc"
+		FAILS+=("$desc")
+	fi
+}
+
+fail() {
+	ktap_diag "  FAIL: $*"
+	FAILS+=("$*")
+}
+
+# run_scenario NAME FUNC [ARGS...]: one KTAP result; only the scenarios
+# named in ONLY run, when it is set.
+run_scenario() {
+	local name=$1 t0
+
+	shift
+	if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then
+		ktap_skip "$name" "not in $ONLY_VAR"
+		return
+	fi
+	FAILS=()
+	SKIP_WHY=
+	MARK=$(dmesg_mark)
+	clock
+	t0=$NOW
+	ktap_diag "$name"
+	"$@"
+	scenario_cleanup
+	clock
+	ktap_diag "  ($((NOW - t0)) ms)"
+	if [ -n "$SKIP_WHY" ]; then
+		ktap_skip "$name" "$SKIP_WHY"
+	elif [ ${#FAILS[@]} -eq 0 ]; then
+		ktap_pass "$name"
+	else
+		ktap_fail "$name"
+	fi
+}
+
+# ---- the target ----
+
+# misbehaved N: the target has committed at least N misbehaviours.
+misbehaved() {
+	local n=0
+
+	{ read -r n <"$TSTATE"; } 2>/dev/null
+	[ "${n:-0}" -ge "$1" ]
+}
+
+# target_stop: SIGTERM (SIGKILL after 5 s) and its first "hostile:" lines.
+target_stop() {
+	[ -n "$TPID" ] || return 0
+	kill -TERM "$TPID" 2>/dev/null
+	if ! wait_for 5000 pid_gone "$TPID"; then
+		ktap_diag "  target ignored SIGTERM; killing it"
+		kill -KILL "$TPID" 2>/dev/null
+	fi
+	wait "$TPID" 2>/dev/null
+	TPID=
+	grep -h '^hostile:' "$TLOG" 2>/dev/null | head -5 | sed 's/^/#   target: /'
+}
+
+# ---- the kernel log ----
+
+# dmesg_grep PATTERN...: the kernel log since MARK has a line matching every
+# PATTERN (extended regexes); it is shown.
+dmesg_grep() {
+	local lines p
+
+	lines=$(dmesg_since "$MARK")
+	for p in "$@"; do
+		lines=$(grep -E -- "$p" <<<"$lines")
+	done
+	[ -n "$lines" ] || return 1
+	head -n 3 <<<"$lines" | sed 's/^/#   kernel: /'
+}
+
+no_splat() {
+	local bad
+
+	bad=$(dmesg_since "$MARK" | grep -E "$DMESG_SPLATS")
+	[ -z "$bad" ] && return 0
+	head -n 5 <<<"$bad" | sed 's/^/#   kernel: /'
+	return 1
+}
