@@ -182,10 +182,11 @@ else
 	stock_ok=0
 fi
 
-# Guest limits: the selftests take 50 to 75 minutes of TCG time, about 20
-# of them the rdma tests (rdma_io, rdma_mpath, rdma_recovery, rdma_siw),
-# plus up to 30 for discovery.sh (200 subsystems connected and removed
-# twice, a 30 s path cut; settings gives it 1800 s).
+# Guest limits: the test-kernel guest's selftests take 45 to 65 minutes of
+# TCG time, about 15 of them the rdma tests (rdma_io, rdma_mpath,
+# rdma_recovery, rdma_siw), plus up to 30 for discovery.sh when run whole
+# (200 subsystems connected and removed twice, a 30 s path cut; settings
+# gives it 1800 s).
 export NVFAB_SELFTEST_TIMEOUT=${NVFAB_SELFTEST_TIMEOUT:-7200}
 export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 
@@ -201,9 +202,18 @@ step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # mistake is a memory error: the log buffer reallocated at each try
 # (disc-genctr), 256-byte fields without padding (disc-bad-entries), the
 # reset during a log read (disc-short-log).
+#
+# CI's limit is 90 minutes and this guest takes most of them, so what
+# only drives user space runs in the stock guest instead: nvfabctl.sh
+# (289 s here, the tool's options and output formats) and demo.sh (296 s
+# here, a tour of what the other selftests check). discovery.sh's storm
+# links 40 subsystems here rather than 200 (170 s less); 40 is still ten
+# times the entry's max_inflight, and the stock guest links 200.
 guest "test-kernel guest" "$out/test" \
 	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format}" \
-	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log}"
+	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log}" \
+	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh}" \
+	NVFAB_DISC_STORM="${NVFAB_DISC_STORM-40}"
 
 if [ "$stock_ok" = 1 ]; then
 	step "8/9 stock-kernel guest ($kver, DKMS modules)"
