@@ -48,7 +48,7 @@ Description: nvfab NVMe over Fabrics initiator, kernel modules (DKMS)
  in-kernel one: NVMe/TCP, NVMe/RDMA, native ANA multipath and loadable
  path selectors. This package holds the source of its kernel modules
  (nvfab-core, nvfab-fabrics, nvfab-tcp, nvfab-rdma,
- nvfab-ps-service-time, nvfab-discovery); DKMS
+ nvfab-ps-service-time, nvfab-discovery, nvfab-peermem); DKMS
  builds them for every installed kernel from 6.12 to the newest one
  tested, and again for each new kernel.
 EOF

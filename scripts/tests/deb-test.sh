@@ -128,7 +128,7 @@ if [ -f "$deb" ]; then
 		{ ktap_diag "not installed for $kver"; st=1; }
 	cmp -s "$SRC/dkms.conf" "$REPO/dkms.conf" || { ktap_diag "$SRC/dkms.conf differs"; st=1; }
 	for m in nvfab-core nvfab-fabrics nvfab-tcp nvfab-rdma nvfab-ps-service-time \
-		nvfab-discovery; do
+		nvfab-discovery nvfab-peermem; do
 		ls /lib/modules/"$kver"/updates/dkms/"$m".ko* >/dev/null 2>&1 ||
 			{ ktap_diag "no $m for $kver"; st=1; }
 	done
