@@ -29,10 +29,22 @@
 #include "compat.h"
 
 /**
+ * struct nvfab_peer_range - page frames [@pfn, @pfn + @nr_pages) of a claim
+ * @pfn:	first page frame
+ * @nr_pages:	at least one
+ * @node:	in the claim's @ranges
+ */
+struct nvfab_peer_range {
+	unsigned long		pfn;
+	unsigned long		nr_pages;
+	struct list_head	node;
+};
+
+/**
  * struct nvfab_peer_claim - host pages a provider stands behind
  * @prov:	the provider
- * @pfn:	first page frame
- * @nr_pages:	pages claimed, at least one
+ * @ranges:	its page ranges (struct nvfab_peer_range), under
+ *		nvfab_peer_mutex
  * @priv:	the provider's data (nvfab_peer_claim_priv())
  * @ref:	live mappings, plus the initial reference until revoked
  * @drained:	completed when @ref reached zero after the revoke
@@ -41,8 +53,7 @@
  */
 struct nvfab_peer_claim {
 	struct nvfab_peer_provider	*prov;
-	unsigned long			pfn;
-	unsigned long			nr_pages;
+	struct list_head		ranges;
 	void				*priv;
 	struct percpu_ref		ref;
 	struct completion		drained;
@@ -172,8 +183,8 @@ void nvfab_peer_unregister(struct nvfab_peer_provider *prov)
 		mutex_unlock(&nvfab_peer_mutex);
 		if (!claim)
 			break;
-		pr_err("provider %s unregistered with pfns %#lx+%lu claimed: revoking them\n",
-		       prov->name, claim->pfn, claim->nr_pages);
+		pr_err("provider %s unregistered with pages claimed: revoking them\n",
+		       prov->name);
 		nvfab_peer_unclaim(claim);
 	}
 
@@ -195,6 +206,47 @@ static void nvfab_peer_claim_drained(struct percpu_ref *ref)
 	complete_all(&claim->drained);
 }
 
+/* Adds [pfn, pfn + nr_pages) to @claim's ranges. Under nvfab_peer_mutex. */
+static int nvfab_peer_add_range(struct nvfab_peer_claim *claim,
+				unsigned long pfn, unsigned long nr_pages)
+{
+	struct nvfab_peer_range *r;
+	int ret;
+
+	lockdep_assert_held(&nvfab_peer_mutex);
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	ret = mtree_insert_range(&nvfab_peer_claims, pfn, pfn + nr_pages - 1,
+				 claim, GFP_KERNEL);
+	if (ret) {
+		kfree(r);
+		return ret == -EEXIST ? -EBUSY : ret;
+	}
+	r->pfn = pfn;
+	r->nr_pages = nr_pages;
+	list_add_tail(&r->node, &claim->ranges);
+	return 0;
+}
+
+/* Takes all of @claim's ranges out of the tree. Under nvfab_peer_mutex. */
+static void nvfab_peer_del_ranges(struct nvfab_peer_claim *claim)
+{
+	struct nvfab_peer_range *r, *tmp;
+
+	lockdep_assert_held(&nvfab_peer_mutex);
+	list_for_each_entry_safe(r, tmp, &claim->ranges, node) {
+		mtree_erase(&nvfab_peer_claims, r->pfn);
+		list_del(&r->node);
+		kfree(r);
+	}
+}
+
+static bool nvfab_peer_range_ok(unsigned long pfn, unsigned long nr_pages)
+{
+	return nr_pages && pfn + (nr_pages - 1) >= pfn;
+}
+
 /**
  * nvfab_peer_claim() - claim host pages as stand-ins for device memory
  * @prov:	a registered provider
@@ -204,8 +256,10 @@ static void nvfab_peer_claim_drained(struct percpu_ref *ref)
  *
  * While the claim lives, I/O on these pages goes through @prov's map_sg(),
  * which hands the transport the device memory's DMA addresses instead of
- * the pages'. The caller keeps the pages allocated until it calls
- * nvfab_peer_unclaim().
+ * the pages'. A buffer whose stand-in pages are not contiguous is one
+ * claim with several ranges (nvfab_peer_claim_extend()), so that one I/O
+ * may cross from one range into the next. The caller keeps the pages
+ * allocated until it calls nvfab_peer_unclaim().
  *
  * Context: process context, may sleep; takes nvfab_peer_mutex.
  * Return: the claim; ERR_PTR(-EINVAL) for no pages or a range past the
@@ -220,14 +274,13 @@ struct nvfab_peer_claim *nvfab_peer_claim(struct nvfab_peer_provider *prov,
 	struct nvfab_peer_claim *claim;
 	int ret;
 
-	if (!nr_pages || pfn + (nr_pages - 1) < pfn)
+	if (!nvfab_peer_range_ok(pfn, nr_pages))
 		return ERR_PTR(-EINVAL);
 	claim = kzalloc(sizeof(*claim), GFP_KERNEL);
 	if (!claim)
 		return ERR_PTR(-ENOMEM);
 	claim->prov = prov;
-	claim->pfn = pfn;
-	claim->nr_pages = nr_pages;
+	INIT_LIST_HEAD(&claim->ranges);
 	claim->priv = priv;
 	init_completion(&claim->drained);
 	ret = percpu_ref_init(&claim->ref, nvfab_peer_claim_drained, 0,
@@ -239,13 +292,10 @@ struct nvfab_peer_claim *nvfab_peer_claim(struct nvfab_peer_provider *prov,
 	if (!prov->registered)
 		ret = -ENODEV;
 	else
-		ret = mtree_insert_range(&nvfab_peer_claims, pfn,
-					 pfn + nr_pages - 1, claim, GFP_KERNEL);
+		ret = nvfab_peer_add_range(claim, pfn, nr_pages);
 	if (!ret)
 		atomic_inc(&prov->nr_claims);
 	mutex_unlock(&nvfab_peer_mutex);
-	if (ret == -EEXIST)
-		ret = -EBUSY;
 	if (ret)
 		goto out_exit;
 	return claim;
@@ -257,6 +307,34 @@ out_free:
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_claim);
+
+/**
+ * nvfab_peer_claim_extend() - add pages to a claim
+ * @claim:	a claim, not revoked
+ * @pfn:	first page frame
+ * @nr_pages:	pages, at least one
+ *
+ * Context: process context, may sleep; takes nvfab_peer_mutex.
+ * Return: 0; -EINVAL for no pages or a range past the last pfn;
+ * -EKEYREVOKED when the claim was revoked; -EBUSY when a page of the range
+ * is claimed already; -ENOMEM.
+ */
+int nvfab_peer_claim_extend(struct nvfab_peer_claim *claim, unsigned long pfn,
+			    unsigned long nr_pages)
+{
+	int ret;
+
+	if (!nvfab_peer_range_ok(pfn, nr_pages))
+		return -EINVAL;
+	mutex_lock(&nvfab_peer_mutex);
+	if (atomic_read(&claim->revoked))
+		ret = -EKEYREVOKED;
+	else
+		ret = nvfab_peer_add_range(claim, pfn, nr_pages);
+	mutex_unlock(&nvfab_peer_mutex);
+	return ret;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_peer_claim_extend);
 
 /**
  * nvfab_peer_revoke() - take claimed pages back from I/O
@@ -302,7 +380,7 @@ void nvfab_peer_unclaim(struct nvfab_peer_claim *claim)
 {
 	nvfab_peer_revoke(claim);
 	mutex_lock(&nvfab_peer_mutex);
-	mtree_erase(&nvfab_peer_claims, claim->pfn);
+	nvfab_peer_del_ranges(claim);
 	atomic_dec(&claim->prov->nr_claims);
 	mutex_unlock(&nvfab_peer_mutex);
 	call_rcu(&claim->rcu, nvfab_peer_claim_free);
@@ -322,19 +400,6 @@ void *nvfab_peer_claim_priv(const struct nvfab_peer_claim *claim)
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_claim_priv);
 
-/**
- * nvfab_peer_claim_pfn() - the first page frame of a claim
- * @claim: a claim
- *
- * Context: any.
- * Return: the @pfn given to nvfab_peer_claim().
- */
-unsigned long nvfab_peer_claim_pfn(const struct nvfab_peer_claim *claim)
-{
-	return claim->pfn;
-}
-EXPORT_SYMBOL_NVFAB(nvfab_peer_claim_pfn);
-
 /* The provider whose owns_page() takes @page, or NULL. Under RCU. */
 static struct nvfab_peer_provider *nvfab_peer_owner(struct page *page)
 {
@@ -350,27 +415,35 @@ static struct nvfab_peer_provider *nvfab_peer_owner(struct page *page)
 /*
  * Whose memory is the page range [first, last]: sets *@prov and *@claim
  * (both NULL for host memory). Under RCU.
- * Return: 0, or -EXDEV when the range is partly claimed (*@prov and
- * *@claim are then the claim's).
+ * Return: 0, or -EXDEV when the range is not all one claim's or all
+ * unclaimed (*@prov and *@claim are then those of a claim in it).
  */
 static int nvfab_peer_whose(struct page *page, unsigned long first,
 			    unsigned long last,
 			    struct nvfab_peer_provider **prov,
 			    struct nvfab_peer_claim **claim)
 {
-	unsigned long index = first;
-	struct nvfab_peer_claim *c;
+	MA_STATE(mas, &nvfab_peer_claims, first, first);
+	struct nvfab_peer_claim *c, *next;
 
-	c = mt_find(&nvfab_peer_claims, &index, last);
-	if (c) {
-		*claim = c;
-		*prov = c->prov;
-		if (c->pfn > first || c->pfn + (c->nr_pages - 1) < last)
-			return -EXDEV;
+	c = mas_find(&mas, last);
+	if (!c) {
+		*claim = NULL;
+		*prov = nvfab_peer_owner(page);
 		return 0;
 	}
-	*claim = NULL;
-	*prov = nvfab_peer_owner(page);
+	*claim = c;
+	*prov = c->prov;
+	if (mas.index > first)
+		return -EXDEV;
+	/* adjacent ranges of the same claim may continue it */
+	while (mas.last < last) {
+		unsigned long end = mas.last;
+
+		next = mas_find(&mas, last);
+		if (next != c || mas.index != end + 1)
+			return -EXDEV;
+	}
 	return 0;
 }
 

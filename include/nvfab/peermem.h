@@ -170,10 +170,11 @@ void nvfab_peer_unregister(struct nvfab_peer_provider *prov);
 struct nvfab_peer_claim *nvfab_peer_claim(struct nvfab_peer_provider *prov,
 					  unsigned long pfn,
 					  unsigned long nr_pages, void *priv);
+int nvfab_peer_claim_extend(struct nvfab_peer_claim *claim, unsigned long pfn,
+			    unsigned long nr_pages);
 void nvfab_peer_revoke(struct nvfab_peer_claim *claim);
 void nvfab_peer_unclaim(struct nvfab_peer_claim *claim);
 void *nvfab_peer_claim_priv(const struct nvfab_peer_claim *claim);
-unsigned long nvfab_peer_claim_pfn(const struct nvfab_peer_claim *claim);
 
 int nvfab_peer_map_sg(struct nvfab_peer_map *map,
 		      const struct nvfab_peer_dma_dev *dma,

@@ -191,7 +191,6 @@ static void peermem_claim_test(struct kunit *test)
 	held = nvfab_peer_claim(&fake_prov, 1000, 10, test);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(held));
 	KUNIT_EXPECT_PTR_EQ(test, nvfab_peer_claim_priv(held), (void *)test);
-	KUNIT_EXPECT_EQ(test, nvfab_peer_claim_pfn(held), 1000UL);
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		c = nvfab_peer_claim(&fake_prov, rows[i].pfn, rows[i].nr, NULL);
 		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(c), rows[i].ret,
@@ -225,6 +224,37 @@ static void peermem_claim_unregistered_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(nvfab_peer_claim(&other, 6000, 1, NULL)),
 			-ENODEV);
 	c = nvfab_peer_claim(&fake_prov, 5000, 4, NULL);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(c));
+	if (!IS_ERR(c))
+		nvfab_peer_unclaim(c);
+}
+
+static void peermem_extend_test(struct kunit *test)
+{
+	static const struct ent apart[] = { { 0, 0, PAGE_SIZE }, { 2, 0, 512 } };
+	static const struct ent gap[] = { { 0, 0, 2 * PAGE_SIZE } };
+	struct scatterlist sgl[2];
+	struct nvfab_peer_claim *c;
+	struct nvfab_peer_map m;
+
+	c = nvfab_peer_claim(&fake_prov, pfn_of(0), 1, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	KUNIT_EXPECT_EQ(test, nvfab_peer_claim_extend(c, pfn_of(0), 1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, nvfab_peer_claim_extend(c, pfn_of(2), 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nvfab_peer_claim_extend(c, ULONG_MAX, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, nvfab_peer_claim_extend(c, pfn_of(2), 1), 0);
+	/* two ranges apart: one I/O on both is one claim's */
+	KUNIT_EXPECT_EQ(test, map(&m, sgl, apart, 2), 2);
+	KUNIT_EXPECT_PTR_EQ(test, m.claim, c);
+	nvfab_peer_unmap_sg(&m, sgl);
+	/* but not across the unclaimed page between them */
+	KUNIT_EXPECT_EQ(test, map(&m, sgl, gap, 1), -EXDEV);
+	nvfab_peer_revoke(c);
+	KUNIT_EXPECT_EQ(test, nvfab_peer_claim_extend(c, pfn_of(3), 1), -EKEYREVOKED);
+	nvfab_peer_unclaim(c);
+	/* every range was given back */
+	KUNIT_EXPECT_EQ(test, map(&m, sgl, apart, 2), 0);
+	c = nvfab_peer_claim(&fake_prov, pfn_of(2), 1, NULL);
 	KUNIT_EXPECT_FALSE(test, IS_ERR(c));
 	if (!IS_ERR(c))
 		nvfab_peer_unclaim(c);
@@ -284,11 +314,14 @@ struct mixed_case {
 	int ret;
 };
 
-/* pages 1 and 2 are claimed (one claim), page 3 by a second claim */
+/*
+ * Pages 1 and 2 are one claim, made of two ranges (page 1, then page 2
+ * added by nvfab_peer_claim_extend()); page 3 is a second claim.
+ */
 static const struct mixed_case mixed_cases[] = {
 	{ "host page alone", 1, { { 0, 0, PAGE_SIZE } }, 0 },
 	{ "claimed pages", 2, { { 1, 0, PAGE_SIZE }, { 2, 0, PAGE_SIZE } }, 2 },
-	{ "an entry of two claimed pages", 1, { { 1, 0, 2 * PAGE_SIZE } }, 1 },
+	{ "an entry across two ranges of a claim", 1, { { 1, 0, 2 * PAGE_SIZE } }, 1 },
 	{ "an offset past the first page", 1, { { 0, PAGE_SIZE, 512 } }, 1 },
 	{ "host then claimed", 2, { { 0, 0, PAGE_SIZE }, { 1, 0, 512 } }, -EXDEV },
 	{ "claimed then host", 2, { { 2, 0, 512 }, { 0, 0, 512 } }, -EXDEV },
@@ -307,8 +340,9 @@ static void peermem_mixed_test(struct kunit *test)
 	struct nvfab_peer_map m;
 	int ret;
 
-	c1 = nvfab_peer_claim(&fake_prov, pfn_of(1), 2, NULL);
+	c1 = nvfab_peer_claim(&fake_prov, pfn_of(1), 1, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c1));
+	KUNIT_ASSERT_EQ(test, nvfab_peer_claim_extend(c1, pfn_of(2), 1), 0);
 	c2 = nvfab_peer_claim(&fake_prov, pfn_of(3), 1, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(c2));
 	ret = map(&m, sgl, p->e, p->n);
@@ -468,6 +502,7 @@ static struct kunit_case peermem_cases[] = {
 	KUNIT_CASE(peermem_register_test),
 	KUNIT_CASE(peermem_claim_test),
 	KUNIT_CASE(peermem_claim_unregistered_test),
+	KUNIT_CASE(peermem_extend_test),
 	KUNIT_CASE(peermem_map_host_test),
 	KUNIT_CASE(peermem_map_claimed_test),
 	KUNIT_CASE_PARAM(peermem_mixed_test, mixed_gen_params),
