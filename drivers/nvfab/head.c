@@ -438,18 +438,32 @@ out_free:
 	return ERR_PTR(ret);
 }
 
-/* Stack the limits of every path onto the head (subsys->lock held). */
+/*
+ * Stack the limits of every path onto the head (subsys->lock held). The
+ * head takes P2PDMA pages (BLK_FEAT_PCI_P2PDMA, which stacking does not
+ * pass on) only while every path can map them: a tcp path joining takes
+ * the feature away, and its leaving gives it back.
+ */
 static void nvfab_head_update_limits(struct nvfab_ns_head *head)
 {
 	struct queue_limits lim;
 	struct nvfab_ns *ns;
+	bool p2pdma;
 
 	lockdep_assert_held(&head->subsys->lock);
 	lim = queue_limits_start_update(head->disk->queue);
 	nvfab_head_base_limits(&lim);
-	list_for_each_entry(ns, &head->paths, siblings)
+	p2pdma = !list_empty(&head->paths);
+	list_for_each_entry(ns, &head->paths, siblings) {
 		queue_limits_stack_bdev(&lim, ns->disk->part0, 0,
 					head->disk->disk_name);
+		if (!blk_queue_pci_p2pdma(ns->disk->queue))
+			p2pdma = false;
+	}
+	if (p2pdma)
+		lim.features |= BLK_FEAT_PCI_P2PDMA;
+	else
+		lim.features &= ~BLK_FEAT_PCI_P2PDMA;
 	if (queue_limits_commit_update(head->disk->queue, &lim))
 		dev_warn(disk_to_dev(head->disk), "limits not updated\n");
 }

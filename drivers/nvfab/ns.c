@@ -226,6 +226,9 @@ static void nvfab_ns_set_limits(struct nvfab_ns *ns, struct nvme_id_ns *id,
 	lim->dma_alignment = 3;
 	if (ctrl->vwc & NVME_CTRL_VWC_PRESENT)
 		lim->features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+	/* P2PDMA pages reach a path only if its transport can map them */
+	if (IS_ENABLED(CONFIG_PCI_P2PDMA) && ctrl->ops->supports_peer_mem)
+		lim->features |= BLK_FEAT_PCI_P2PDMA;
 	if (ctrl->oncs & NVME_CTRL_ONCS_DSM) {
 		lim->max_hw_discard_sectors = UINT_MAX >> SECTOR_SHIFT;
 		lim->max_discard_segments = 1;

@@ -3,7 +3,8 @@
  * nvfab-peermem: the registry of peer-memory providers, the claims of host
  * pages that stand in for device memory, and the mapping of a request's
  * pages through them (include/nvfab/peermem.h,
- * Documentation/admin-guide/nvfab-peermem.rst).
+ * Documentation/admin-guide/nvfab-peermem.rst). The generic P2PDMA
+ * provider is in peermem-p2pdma.c.
  *
  * Locking:
  *  - nvfab_peer_mutex serialises the writers: provider registration and
@@ -28,6 +29,7 @@
 #include <nvfab/peermem.h>
 
 #include "compat.h"
+#include "peermem.h"
 
 /**
  * struct nvfab_peer_range - page frames [@pfn, @pfn + @nr_pages) of a claim
@@ -427,7 +429,7 @@ static int nvfab_peer_whose(struct page *page, unsigned long first,
 	MA_STATE(mas, &nvfab_peer_claims, first, first);
 	struct nvfab_peer_claim *c, *next;
 
-	c = mas_find(&mas, last);
+	c = mtree_empty(&nvfab_peer_claims) ? NULL : mas_find(&mas, last);
 	if (!c) {
 		*claim = NULL;
 		*prov = nvfab_peer_owner(page);
@@ -480,6 +482,7 @@ static int nvfab_peer_classify(struct nvfab_peer_map *map,
 		map->prov = prov;
 		map->claim = claim;
 	}
+	map->page = sg_page(sgl);
 	if (map->claim && !percpu_ref_tryget_live(&map->claim->ref))
 		ret = -EKEYREVOKED;
 	else if (!map->claim && map->prov &&
@@ -662,7 +665,7 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_rq_has_peer);
 int nvfab_peer_page_distance(struct page *page,
 			     const struct nvfab_peer_dma_dev *dma)
 {
-	struct nvfab_peer_map map = { .dma = dma };
+	struct nvfab_peer_map map = { .dma = dma, .page = page };
 	unsigned long pfn = page_to_pfn(page);
 	int ret;
 
@@ -705,9 +708,16 @@ blk_status_t nvfab_peer_blk_status(int err)
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_blk_status);
 
+static int __init nvfab_peermem_init(void)
+{
+	return nvfab_p2pdma_init();
+}
+module_init(nvfab_peermem_init);
+
 static void __exit nvfab_peermem_exit(void)
 {
-	/* providers import our symbols: every one is gone by now */
+	nvfab_p2pdma_exit();
+	/* other providers import our symbols: every one is gone by now */
 	mtree_destroy(&nvfab_peer_claims);
 }
 module_exit(nvfab_peermem_exit);

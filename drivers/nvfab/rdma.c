@@ -1003,6 +1003,7 @@ static const struct nvfab_ctrl_ops nvfab_rdma_ctrl_ops = {
 	.submit_async_event	= nvfab_rdma_submit_async_event,
 	.free_ctrl		= nvfab_rdma_free_ctrl,
 	.get_address		= nvfab_rdma_get_address,
+	.supports_peer_mem	= true,
 };
 
 /* A live controller on the same path (nvfab_opts_same_path())? */

@@ -172,6 +172,9 @@ static inline void nvfab_req_done(struct request *rq)
  * @free_ctrl:		free the transport's controller. May sleep.
  * @get_address:	print the address ("traddr=...,trsvcid=...") into
  *			@buf of @size bytes; returns the length
+ * @supports_peer_mem:	the transport maps peer memory through
+ *			nvfab-peermem (its namespaces then advertise
+ *			BLK_FEAT_PCI_P2PDMA on kernels with PCI_P2PDMA)
  */
 struct nvfab_ctrl_ops {
 	const char		*name;
@@ -187,6 +190,7 @@ struct nvfab_ctrl_ops {
 	void			(*free_ctrl)(struct nvfab_ctrl *ctrl);
 	int			(*get_address)(struct nvfab_ctrl *ctrl, char *buf,
 					       int size);
+	bool			supports_peer_mem;
 };
 
 /**

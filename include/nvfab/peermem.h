@@ -61,9 +61,11 @@ struct nvfab_peer_dma_dev {
  *		claim (P2PDMA's ZONE_DEVICE pages). Called under RCU on the
  *		submission path: must not sleep.
  * @distance:	required: the P2P distance (PCI hops, as
- *		pci_p2pdma_distance() counts them) from the memory of @map to
- *		@map->dma, or -EREMOTEIO when that device cannot reach it. Must
- *		not sleep.
+ *		pci_p2pdma_distance() counts them) from the memory of @map
+ *		(@map->claim, or @map->page for owns_page memory) to
+ *		@map->dma, or -EREMOTEIO when that device cannot reach it. A
+ *		software device (@map->dma->dev NULL) that reaches the memory
+ *		is at distance 0. Must not sleep.
  * @map_sg:	required: DMA-map the @nents entries of @sgl for @map->dma,
  *		setting sg_dma_address() and sg_dma_len() of the entries used;
  *		return the number of DMA segments (> 0), -EREMOTEIO when the
@@ -131,6 +133,7 @@ struct nvfab_peer_provider {
  * struct nvfab_peer_map - one request's peer mapping
  * @prov:	the provider whose memory the pages are; NULL for host memory
  * @claim:	the claim they fall in; NULL for host or owns_page memory
+ * @page:	the first page of the request
  * @dma:	the device doing the DMA
  * @dir:	the DMA direction
  * @nents:	scatterlist entries passed to the provider
@@ -144,6 +147,7 @@ struct nvfab_peer_provider {
 struct nvfab_peer_map {
 	struct nvfab_peer_provider		*prov;
 	struct nvfab_peer_claim			*claim;
+	struct page				*page;
 	const struct nvfab_peer_dma_dev		*dma;
 	enum dma_data_direction			dir;
 	int					nents;
