@@ -51,6 +51,25 @@ static bool nvfab_path_usable(struct nvfab_ns *ns)
 	       nvfab_ana_usable(READ_ONCE(ns->path.ana_state));
 }
 
+/* Fills @tier with the usable paths in ANA state @want; returns how many. */
+static unsigned int nvfab_fill_tier(struct nvfab_ns_head *head,
+				    struct nvfab_tier *tier, u8 want)
+{
+	struct nvfab_ns *ns;
+
+	tier->nr = 0;
+	tier->ana_state = want;
+	list_for_each_entry_srcu(ns, &head->paths, siblings,
+				 srcu_read_lock_held(&head->subsys->srcu)) {
+		if (!nvfab_path_usable(ns) ||
+		    READ_ONCE(ns->path.ana_state) != want)
+			continue;
+		if (tier->nr < NVFAB_MAX_PATHS)
+			tier->paths[tier->nr++] = &ns->path;
+	}
+	return tier->nr;
+}
+
 /**
  * nvfab_build_tier() - the paths a selector may choose from
  * @head: the namespace head
@@ -66,26 +85,28 @@ static bool nvfab_path_usable(struct nvfab_ns *ns)
 VISIBLE_IF_KUNIT void nvfab_build_tier(struct nvfab_ns_head *head,
 				       struct nvfab_tier *tier)
 {
-	struct nvfab_ns *ns;
-	u8 want = NVME_ANA_OPTIMIZED;
-
-again:
-	tier->nr = 0;
-	tier->ana_state = want;
-	list_for_each_entry_srcu(ns, &head->paths, siblings,
-				 srcu_read_lock_held(&head->subsys->srcu)) {
-		if (!nvfab_path_usable(ns) ||
-		    READ_ONCE(ns->path.ana_state) != want)
-			continue;
-		if (tier->nr < NVFAB_MAX_PATHS)
-			tier->paths[tier->nr++] = &ns->path;
-	}
-	if (!tier->nr && want == NVME_ANA_OPTIMIZED) {
-		want = NVME_ANA_NONOPTIMIZED;
-		goto again;
-	}
+	if (!nvfab_fill_tier(head, tier, NVME_ANA_OPTIMIZED))
+		nvfab_fill_tier(head, tier, NVME_ANA_NONOPTIMIZED);
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_build_tier);
+
+/* The selector's choice from a non-empty @tier. Under subsys->srcu. */
+static struct nvfab_ns *nvfab_choose(struct nvfab_ns_head *head,
+				     struct nvfab_tier *tier,
+				     unsigned int bytes)
+{
+	struct nvfab_subsys *subsys = head->subsys;
+	struct nvfab_path *path;
+	struct nvfab_ps *ps;
+
+	ps = srcu_dereference(subsys->ps, &subsys->srcu);
+	if (tier->nr == 1 || !ps)
+		return path_to_ns(tier->paths[0]);
+	path = ps->ops->select_path(ps, tier, bytes);
+	if (WARN_ON_ONCE(!path))
+		path = tier->paths[0];
+	return path_to_ns(path);
+}
 
 /**
  * nvfab_select_path() - the path an I/O goes to
@@ -101,21 +122,95 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_build_tier);
 struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
 				   unsigned int bytes)
 {
-	struct nvfab_subsys *subsys = head->subsys;
-	struct nvfab_path *path;
 	struct nvfab_tier tier;
-	struct nvfab_ps *ps;
 
 	nvfab_build_tier(head, &tier);
 	if (!tier.nr)
 		return NULL;
-	ps = srcu_dereference(subsys->ps, &subsys->srcu);
-	if (tier.nr == 1 || !ps)
-		return path_to_ns(tier.paths[0]);
-	path = ps->ops->select_path(ps, &tier, bytes);
-	if (WARN_ON_ONCE(!path))
-		path = tier.paths[0];
-	return path_to_ns(path);
+	return nvfab_choose(head, &tier, bytes);
+}
+
+/**
+ * nvfab_peer_filter() - keep the paths that reach an I/O's peer memory
+ * @head: the namespace head
+ * @tier: usable paths of one ANA state
+ * @page: the I/O's first page
+ *
+ * Asks each path's transport how far its device is from @page
+ * (nvfab_ctrl_ops.peer_distance) and keeps, in their order, the paths at
+ * the smallest distance; the others that cannot reach it are counted as
+ * skipped. Documentation/admin-guide/nvfab-peermem.rst.
+ *
+ * Context: under head->subsys->srcu; no sleeping, no lock.
+ * Return: false, @tier untouched, when @page is host memory.
+ */
+VISIBLE_IF_KUNIT bool nvfab_peer_filter(struct nvfab_ns_head *head,
+					struct nvfab_tier *tier,
+					struct page *page)
+{
+	int dist[NVFAB_MAX_PATHS], best = INT_MAX;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < tier->nr; i++) {
+		struct nvfab_ctrl *ctrl = path_to_ns(tier->paths[i])->ctrl;
+
+		dist[i] = ctrl->ops->peer_distance ?
+			  ctrl->ops->peer_distance(ctrl, page) : -ENOENT;
+		if (dist[i] == -ENOENT)
+			return false;
+		if (dist[i] >= 0 && dist[i] < best)
+			best = dist[i];
+	}
+	for (i = 0; i < tier->nr; i++) {
+		struct nvfab_ctrl *ctrl = path_to_ns(tier->paths[i])->ctrl;
+
+		if (dist[i] == best) {
+			tier->paths[n++] = tier->paths[i];
+		} else if (dist[i] < 0) {
+			atomic64_inc(&head->peer.unreachable_skips);
+			atomic64_inc(&ctrl->peer.unreachable_skips);
+		}
+	}
+	tier->nr = n;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_peer_filter);
+
+/*
+ * The path for @bio: nvfab_select_path()'s, but a bio on peer memory goes
+ * only to a path whose device reaches it, the nearest, optimized before
+ * non-optimized (a reachable non-optimized path beats an unreachable
+ * optimized one: both are ANA-legal).
+ * Return: the path; NULL when no path is usable; ERR_PTR(-EREMOTEIO) when
+ * paths are usable but none reaches the bio's memory.
+ */
+static struct nvfab_ns *nvfab_head_route(struct nvfab_ns_head *head,
+					 struct bio *bio)
+{
+	unsigned int bytes = bio->bi_iter.bi_size;
+	struct nvfab_tier tier;
+	struct page *page;
+	bool usable;
+
+	nvfab_build_tier(head, &tier);
+	if (!tier.nr)
+		return NULL;
+	if (!bio_has_data(bio))
+		return nvfab_choose(head, &tier, bytes);
+	page = bio_page(bio);
+	if (!nvfab_peer_filter(head, &tier, page))
+		return nvfab_choose(head, &tier, bytes);
+	if (!tier.nr && tier.ana_state == NVME_ANA_OPTIMIZED &&
+	    nvfab_fill_tier(head, &tier, NVME_ANA_NONOPTIMIZED))
+		nvfab_peer_filter(head, &tier, page);
+	usable = tier.nr;
+	if (!usable) {
+		atomic64_inc(&head->peer.map_failures);
+		return ERR_PTR(-EREMOTEIO);
+	}
+	atomic64_inc(&head->peer.ios);
+	atomic64_add(bytes, &head->peer.bytes);
+	return nvfab_choose(head, &tier, bytes);
 }
 
 /**
@@ -202,8 +297,12 @@ static void nvfab_head_submit_bio(struct bio *bio)
 		return;
 
 	idx = srcu_read_lock(&subsys->srcu);
-	ns = nvfab_select_path(head, bio->bi_iter.bi_size);
-	if (likely(ns)) {
+	ns = nvfab_head_route(head, bio);
+	if (IS_ERR(ns)) {
+		/* no path reaches the peer memory: not worth a retry */
+		bio->bi_status = BLK_STS_TARGET;
+		bio_endio(bio);
+	} else if (likely(ns)) {
 		if (unlikely(READ_ONCE(head->flags) &
 			     (BIT(NVFAB_HEAD_NOPATH_EXPIRED) |
 			      BIT(NVFAB_HEAD_NOPATH_TIMER))))

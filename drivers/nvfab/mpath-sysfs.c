@@ -216,6 +216,7 @@ static const struct attribute_group nvfab_head_mpath_group = {
 const struct attribute_group *nvfab_head_groups[] = {
 	&nvfab_head_attr_group,
 	&nvfab_head_mpath_group,
+	&nvfab_peer_attr_group,
 	NULL,
 };
 

@@ -107,6 +107,7 @@ static inline struct nvfab_subsys *to_subsys(struct device *dev)
  * @part_scan_work: reads the partition table once the disk is added, so
  *		that adding it never waits for the target (nvfab_wq)
  * @flags:	NVFAB_HEAD_*
+ * @peer:	peer-memory I/O routed through the head (sysfs peer_mem/)
  */
 struct nvfab_ns_head {
 	struct list_head	entry;
@@ -124,6 +125,7 @@ struct nvfab_ns_head {
 	struct delayed_work	nopath_work;
 	struct work_struct	part_scan_work;
 	unsigned long		flags;
+	struct nvfab_peer_counters peer;
 };
 
 /**
@@ -180,12 +182,17 @@ struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
 #if IS_ENABLED(CONFIG_KUNIT)
 void nvfab_build_tier(struct nvfab_ns_head *head, struct nvfab_tier *tier);
 enum nvfab_nopath nvfab_nopath_kind(struct nvfab_ns_head *head);
+bool nvfab_peer_filter(struct nvfab_ns_head *head, struct nvfab_tier *tier,
+		       struct page *page);
 #endif
 
 /* mpath-sysfs.c */
 const char *nvfab_ana_state_name(u8 state);
 extern const struct attribute_group *nvfab_subsys_groups[];
 extern const struct attribute_group *nvfab_head_groups[];
+
+/* sysfs.c: peer_mem/ of controllers and heads */
+extern const struct attribute_group nvfab_peer_attr_group;
 extern const struct attribute_group *nvfab_path_disk_groups[];
 
 /* ioctl.c */

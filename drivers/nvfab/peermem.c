@@ -652,7 +652,8 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_rq_has_peer);
 /**
  * nvfab_peer_page_distance() - how far a DMA device is from a page
  * @page:	a page of an I/O
- * @dma:	a path's DMA device
+ * @dma:	a path's DMA device; NULL for a transport that cannot place
+ *		data in device memory (NVMe/TCP), which reaches no peer memory
  *
  * Lets multipath choose, for an I/O on peer memory, only paths whose
  * device reaches it, the nearest first.
@@ -677,6 +678,8 @@ int nvfab_peer_page_distance(struct page *page,
 		ret = -ENOENT;
 	else if (!ret && map.claim && atomic_read(&map.claim->revoked))
 		ret = -EKEYREVOKED;
+	else if (!ret && !dma)
+		ret = -EREMOTEIO;
 	else if (!ret)
 		ret = map.prov->ops->distance(&map);
 	rcu_read_unlock();

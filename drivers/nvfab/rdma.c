@@ -64,7 +64,7 @@ static void nvfab_rdma_free_dev(struct kref *ref)
 	lockdep_assert_held(&nvfab_rdma_dev_mutex);
 	list_del(&dev->entry);
 	ib_dealloc_pd(dev->pd);
-	kfree(dev);
+	kfree_rcu(dev, rcu);
 }
 
 static void nvfab_rdma_dev_put(struct nvfab_rdma_device *dev)
@@ -567,6 +567,8 @@ int nvfab_rdma_create_qp(struct nvfab_rdma_queue *queue)
 			goto out_free_ring;
 		}
 	}
+	if (!queue->qid)
+		rcu_assign_pointer(queue->ctrl->peer_dev, queue->device);
 	return 0;
 
 out_free_ring:
@@ -597,6 +599,8 @@ void nvfab_rdma_destroy_qp(struct nvfab_rdma_queue *queue)
 {
 	if (!queue->qp)
 		return;
+	if (!queue->qid)
+		RCU_INIT_POINTER(queue->ctrl->peer_dev, NULL);
 	ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
 	ib_destroy_qp(queue->qp);
 	queue->qp = NULL;
@@ -990,6 +994,23 @@ static void nvfab_rdma_free_ctrl(struct nvfab_ctrl *ctrl)
 	kfree(rctrl);
 }
 
+/*
+ * How far the controller's RDMA device is from a page of peer memory
+ * (nvfab_ctrl_ops.peer_distance): the admin queue's device, which every
+ * queue of a controller shares in practice (one source address).
+ */
+static int nvfab_rdma_peer_distance(struct nvfab_ctrl *ctrl, struct page *page)
+{
+	struct nvfab_rdma_device *dev;
+	int ret;
+
+	rcu_read_lock();
+	dev = rcu_dereference(to_rdma_ctrl(ctrl)->peer_dev);
+	ret = nvfab_peer_page_distance(page, dev ? &dev->peer_dma : NULL);
+	rcu_read_unlock();
+	return ret;
+}
+
 static const struct nvfab_ctrl_ops nvfab_rdma_ctrl_ops = {
 	.name			= "rdma",
 	.module			= THIS_MODULE,
@@ -1003,6 +1024,7 @@ static const struct nvfab_ctrl_ops nvfab_rdma_ctrl_ops = {
 	.submit_async_event	= nvfab_rdma_submit_async_event,
 	.free_ctrl		= nvfab_rdma_free_ctrl,
 	.get_address		= nvfab_rdma_get_address,
+	.peer_distance		= nvfab_rdma_peer_distance,
 	.supports_peer_mem	= true,
 };
 

@@ -38,6 +38,8 @@
  * @max_fr_pages: pages one FRWR registration may map
  * @peer_dma:	@dev as nvfab-peermem's providers see it
  * @name:	@dev's name when it was opened, for @peer_dma
+ * @rcu:	frees the structure: nvfab_rdma_peer_distance() reads it
+ *		under RCU
  */
 struct nvfab_rdma_device {
 	struct kref			ref;
@@ -48,6 +50,7 @@ struct nvfab_rdma_device {
 	u32				max_fr_pages;
 	struct nvfab_peer_dma_dev	peer_dma;
 	char				name[IB_DEVICE_NAME_MAX];
+	struct rcu_head			rcu;
 };
 
 /**
@@ -160,6 +163,8 @@ struct nvfab_rdma_request {
  * @aer_sqe:	the Asynchronous Event Request's SQE (admin queue)
  * @aer_outstanding: an AER waits for its response
  * @list:	in the module's controller list
+ * @peer_dev:	the admin queue's device while its QP exists (RCU), for
+ *		the multipath head's peer-memory path choice
  */
 struct nvfab_rdma_ctrl {
 	struct nvfab_ctrl		ctrl;
@@ -170,6 +175,7 @@ struct nvfab_rdma_ctrl {
 	struct nvfab_rdma_qe		aer_sqe;
 	bool				aer_outstanding;
 	struct list_head		list;
+	struct nvfab_rdma_device __rcu	*peer_dev;
 };
 
 static inline struct nvfab_rdma_ctrl *to_rdma_ctrl(struct nvfab_ctrl *ctrl)

@@ -10,6 +10,7 @@
 #include <linux/sysfs.h>
 
 #include "compat.h"
+#include "mpath.h"
 #include "nvfab.h"
 #include <nvfab/fabrics.h>
 
@@ -369,55 +370,81 @@ static const struct attribute_group nvfab_ctrl_attr_group = {
 	.attrs = nvfab_ctrl_attrs,
 };
 
-/* peer_mem/: the controller's struct nvfab_peer_counters */
-static ssize_t nvfab_show_counter(char *buf, atomic64_t *v)
+/*
+ * peer_mem/: the struct nvfab_peer_counters of a controller (class nvfab)
+ * or of a multipath head's disk (nvfab_head_groups)
+ */
+static ssize_t nvfab_show_counter(struct device *dev, char *buf,
+				  size_t offset)
 {
-	return sysfs_emit(buf, "%lld\n", atomic64_read(v));
+	struct nvfab_peer_counters *c;
+
+	if (dev->class == &nvfab_class)
+		c = &to_ctrl(dev)->peer;
+	else
+		c = &((struct nvfab_ns_head *)dev_to_disk(dev)->private_data)->peer;
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read((atomic64_t *)((char *)c + offset)));
 }
 
 static ssize_t ios_show(struct device *dev, struct device_attribute *attr,
 			char *buf)
 {
-	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.ios);
+	return nvfab_show_counter(dev, buf,
+				  offsetof(struct nvfab_peer_counters, ios));
 }
 static DEVICE_ATTR_RO(ios);
 
 static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
-	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.bytes);
+	return nvfab_show_counter(dev, buf,
+				  offsetof(struct nvfab_peer_counters, bytes));
 }
 static DEVICE_ATTR_RO(bytes);
 
 static ssize_t map_failures_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.map_failures);
+	return nvfab_show_counter(dev, buf,
+				  offsetof(struct nvfab_peer_counters,
+					   map_failures));
 }
 static DEVICE_ATTR_RO(map_failures);
+
+static ssize_t unreachable_skips_show(struct device *dev,
+				      struct device_attribute *attr, char *buf)
+{
+	return nvfab_show_counter(dev, buf,
+				  offsetof(struct nvfab_peer_counters,
+					   unreachable_skips));
+}
+static DEVICE_ATTR_RO(unreachable_skips);
 
 static ssize_t bounces_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.bounces);
+	return nvfab_show_counter(dev, buf,
+				  offsetof(struct nvfab_peer_counters, bounces));
 }
 static DEVICE_ATTR_RO(bounces);
 
-static struct attribute *nvfab_ctrl_peer_attrs[] = {
+static struct attribute *nvfab_peer_attrs[] = {
 	&dev_attr_ios.attr,
 	&dev_attr_bytes.attr,
 	&dev_attr_map_failures.attr,
+	&dev_attr_unreachable_skips.attr,
 	&dev_attr_bounces.attr,
 	NULL
 };
 
-static const struct attribute_group nvfab_ctrl_peer_attr_group = {
+const struct attribute_group nvfab_peer_attr_group = {
 	.name = "peer_mem",
-	.attrs = nvfab_ctrl_peer_attrs,
+	.attrs = nvfab_peer_attrs,
 };
 
 const struct attribute_group *nvfab_ctrl_attr_groups[] = {
 	&nvfab_ctrl_attr_group,
-	&nvfab_ctrl_peer_attr_group,
+	&nvfab_peer_attr_group,
 	NULL
 };

@@ -1898,6 +1898,15 @@ static void nvfab_tcp_free_ctrl(struct nvfab_ctrl *ctrl)
 	kfree(tctrl);
 }
 
+/*
+ * nvfab_ctrl_ops.peer_distance: NVMe/TCP reaches no peer memory, so the
+ * multipath head routes such I/O to other paths.
+ */
+static int nvfab_tcp_peer_distance(struct nvfab_ctrl *ctrl, struct page *page)
+{
+	return nvfab_peer_page_distance(page, NULL);
+}
+
 static const struct nvfab_ctrl_ops nvfab_tcp_ctrl_ops = {
 	.name			= "tcp",
 	.module			= THIS_MODULE,
@@ -1911,6 +1920,7 @@ static const struct nvfab_ctrl_ops nvfab_tcp_ctrl_ops = {
 	.submit_async_event	= nvfab_tcp_submit_async_event,
 	.free_ctrl		= nvfab_tcp_free_ctrl,
 	.get_address		= nvfab_tcp_get_address,
+	.peer_distance		= nvfab_tcp_peer_distance,
 };
 
 /* A live controller on the same path (nvfab_opts_same_path())? */

@@ -172,6 +172,11 @@ static inline void nvfab_req_done(struct request *rq)
  * @free_ctrl:		free the transport's controller. May sleep.
  * @get_address:	print the address ("traddr=...,trsvcid=...") into
  *			@buf of @size bytes; returns the length
+ * @peer_distance:	how far the controller's device is from @page of
+ *			peer memory (nvfab_peer_page_distance()): >= 0,
+ *			-ENOENT when @page is host memory, another negative
+ *			errno when the controller cannot reach it. Called by
+ *			the multipath head under SRCU: must not sleep
  * @supports_peer_mem:	the transport maps peer memory through
  *			nvfab-peermem (its namespaces then advertise
  *			BLK_FEAT_PCI_P2PDMA on kernels with PCI_P2PDMA)
@@ -190,16 +195,24 @@ struct nvfab_ctrl_ops {
 	void			(*free_ctrl)(struct nvfab_ctrl *ctrl);
 	int			(*get_address)(struct nvfab_ctrl *ctrl, char *buf,
 					       int size);
+	int			(*peer_distance)(struct nvfab_ctrl *ctrl,
+						 struct page *page);
 	bool			supports_peer_mem;
 };
 
 /**
- * struct nvfab_peer_counters - peer-memory I/O of a controller
- * (Documentation/admin-guide/nvfab-peermem.rst), shown in sysfs peer_mem/
- * @ios:	I/Os whose data a peer-memory provider mapped
+ * struct nvfab_peer_counters - peer-memory I/O of a controller or of a
+ * multipath head (Documentation/admin-guide/nvfab-peermem.rst), shown in
+ * their sysfs peer_mem/
+ * @ios:	I/Os on peer memory (a controller: mapped by a provider; a
+ *		head: routed to a path that reaches the memory)
  * @bytes:	bytes they carried
  * @map_failures: I/Os failed because their peer memory could not be
- *		mapped for this controller's transport or device
+ *		mapped for the controller, or no usable path of the head
+ *		reaches it
+ * @unreachable_skips: times a usable path was passed over for an I/O
+ *		because its device cannot reach the I/O's memory (or a
+ *		nearer one can)
  * @bounces:	peer I/Os copied through host memory instead; nvfab never
  *		does that, so this stays 0
  */
@@ -207,6 +220,7 @@ struct nvfab_peer_counters {
 	atomic64_t	ios;
 	atomic64_t	bytes;
 	atomic64_t	map_failures;
+	atomic64_t	unreachable_skips;
 	atomic64_t	bounces;
 };
 

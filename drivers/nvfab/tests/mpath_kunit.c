@@ -3,7 +3,8 @@
  * KUnit tables for the multipath framework on fake paths: the ANA tiering
  * every selector relies on (NVMe Base 2.0, 8.1.3), the decision of what
  * I/O does with no usable path, the built-in selectors (numa,
- * round-robin, queue-depth) and the selector registry.
+ * round-robin, queue-depth), the selector registry and the choice among
+ * paths for I/O on peer memory.
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -372,6 +373,89 @@ static void nvfab_ana_names_test(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, nvfab_ana_state_name(0xff), "unknown");
 }
 
+/* ---- peer memory: only paths that reach it, the nearest ---- */
+
+#define UNR	(-EREMOTEIO)
+#define HOST	(-ENOENT)
+
+static int peer_dist[NP];	/* what each fake controller answers */
+
+static int fake_peer_distance(struct nvfab_ctrl *ctrl, struct page *page)
+{
+	return peer_dist[ctrl->instance];
+}
+
+static const struct nvfab_ctrl_ops fake_peer_ops = {
+	.name		= "kunit",
+	.peer_distance	= fake_peer_distance,
+};
+
+struct peer_case {
+	const char	*desc;
+	int		dist[NP];
+	bool		peer;		/* nvfab_peer_filter()'s answer */
+	u8		members;	/* bit per path left in the tier */
+	int		skips;		/* unreachable paths passed over */
+};
+
+static const struct peer_case peer_cases[] = {
+	{ "host memory: the tier as it was", { HOST, HOST, HOST, HOST },
+	  false, 0xf, 0 },
+	{ "all reach it at one distance", { 2, 2, 2, 2 }, true, 0xf, 0 },
+	{ "the nearest only", { 4, 1, 1, 3 }, true, 0x6, 0 },
+	{ "distance 0 (a software RDMA device)", { 0, 5, UNR, 0 },
+	  true, 0x9, 1 },
+	{ "unreachable paths passed over", { UNR, 0, UNR, 0 }, true, 0xa, 2 },
+	{ "tcp paths (no peer memory) passed over", { UNR, UNR, UNR, 7 },
+	  true, 0x8, 3 },
+	{ "none reaches it: an empty tier", { UNR, UNR, UNR, UNR },
+	  true, 0, 4 },
+	{ "revoked memory reaches nowhere",
+	  { -EKEYREVOKED, -EKEYREVOKED, -EKEYREVOKED, -EKEYREVOKED },
+	  true, 0, 4 },
+};
+
+KUNIT_ARRAY_PARAM_DESC(peer, peer_cases, desc);
+
+static void nvfab_peer_filter_test(struct kunit *test)
+{
+	static const struct fake_path all_optimized[NP] = {
+		{L, O}, {L, O}, {L, O}, {L, O},
+	};
+	const struct peer_case *c = test->param_value;
+	struct fake_mp *mp = fake_mp_new(test, all_optimized, NP);
+	struct nvfab_tier *tier;
+	u8 members = 0;
+	int idx, i;
+
+	tier = kunit_kzalloc(test, sizeof(*tier), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tier);
+	for (i = 0; i < NP; i++) {
+		mp->ctrl[i].ops = &fake_peer_ops;
+		mp->ctrl[i].instance = i;
+		peer_dist[i] = c->dist[i];
+	}
+	idx = srcu_read_lock(&mp->subsys.srcu);
+	nvfab_build_tier(&mp->head, tier);
+	KUNIT_EXPECT_EQ(test, nvfab_peer_filter(&mp->head, tier, NULL), c->peer);
+	srcu_read_unlock(&mp->subsys.srcu, idx);
+	for (i = 0; i < tier->nr; i++)
+		members |= BIT(tier->paths[i]->slot);
+	KUNIT_EXPECT_EQ(test, members, c->members);
+	KUNIT_EXPECT_EQ(test, tier->nr, hweight8(c->members));
+	/* the survivors keep their order */
+	for (i = 1; i < tier->nr; i++)
+		KUNIT_EXPECT_LT(test, tier->paths[i - 1]->slot,
+				tier->paths[i]->slot);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&mp->head.peer.unreachable_skips),
+			c->skips);
+	for (i = 0; i < NP; i++)
+		KUNIT_EXPECT_EQ(test,
+				atomic64_read(&mp->ctrl[i].peer.unreachable_skips),
+				c->peer && c->dist[i] < 0 ? 1 : 0);
+	fake_mp_free(mp);
+}
+
 static struct kunit_case nvfab_mpath_cases[] = {
 	KUNIT_CASE_PARAM(nvfab_tier_test, tier_gen_params),
 	KUNIT_CASE_PARAM(nvfab_nopath_test, nopath_gen_params),
@@ -380,6 +464,7 @@ static struct kunit_case nvfab_mpath_cases[] = {
 	KUNIT_CASE(nvfab_numa_test),
 	KUNIT_CASE(nvfab_registry_test),
 	KUNIT_CASE(nvfab_ana_names_test),
+	KUNIT_CASE_PARAM(nvfab_peer_filter_test, peer_gen_params),
 	{}
 };
 
