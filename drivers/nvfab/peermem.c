@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blk-mq.h>
 #include <linux/errno.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
@@ -604,6 +605,46 @@ void nvfab_peer_unmap_sg(struct nvfab_peer_map *map, struct scatterlist *sgl)
 	map->claim = NULL;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_unmap_sg);
+
+/**
+ * nvfab_peer_rq_has_peer() - does a request carry peer memory?
+ * @rq: a request with data
+ *
+ * For transports that cannot place data in device memory (NVMe/TCP): they
+ * refuse such a request (nvfab_peer_blk_status(-EREMOTEIO)) rather than
+ * send the stand-in host pages' bytes. Pages of a revoked claim count as
+ * peer memory.
+ *
+ * Context: any; takes no lock but RCU.
+ * Return: true when a page of @rq is claimed or owned by a provider.
+ */
+bool nvfab_peer_rq_has_peer(struct request *rq)
+{
+	struct nvfab_peer_provider *prov;
+	struct nvfab_peer_claim *claim;
+	struct req_iterator iter;
+	struct bio_vec bv;
+	bool peer = false;
+
+	if (!nvfab_peer_possible())
+		return false;
+	rcu_read_lock();
+	rq_for_each_bvec(bv, rq, iter) {
+		unsigned long pfn = page_to_pfn(bv.bv_page);
+		unsigned long first = pfn + (bv.bv_offset >> PAGE_SHIFT);
+		unsigned long last = pfn +
+			((bv.bv_offset + max(bv.bv_len, 1U) - 1) >> PAGE_SHIFT);
+
+		if (nvfab_peer_whose(bv.bv_page, first, last, &prov, &claim) ||
+		    prov) {
+			peer = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return peer;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_peer_rq_has_peer);
 
 /**
  * nvfab_peer_page_distance() - how far a DMA device is from a page

@@ -163,6 +163,17 @@ static void nvfab_rdma_map_inline(struct nvfab_rdma_queue *queue,
 	nvfab_rdma_sgl_inline(req->req.cmd, queue->ctrl->ctrl.icdoff, len);
 }
 
+/* Undoes the DMA mapping of @req's data, by its provider for peer memory. */
+static void nvfab_rdma_unmap_sgt(struct nvfab_rdma_device *dev,
+				 struct nvfab_rdma_request *req,
+				 struct request *rq)
+{
+	if (unlikely(req->peer.prov))
+		nvfab_peer_unmap_sg(&req->peer, req->sgt.sgl);
+	else
+		ib_dma_unmap_sgtable_attrs(dev->dev, &req->sgt, rq_dma_dir(rq), 0);
+}
+
 /**
  * nvfab_rdma_map_data() - map a request's data and describe it in its SQE
  * @queue: the queue the request goes out on
@@ -171,9 +182,15 @@ static void nvfab_rdma_map_inline(struct nvfab_rdma_queue *queue,
  *	   keyed data block it becomes the request's REG_MR, chained before
  *	   that SEND
  *
+ * Pages of peer memory (Documentation/admin-guide/nvfab-peermem.rst) are
+ * mapped by their provider for the queue's device, never through host
+ * memory.
+ *
  * Context: atomic context allowed (blk_mq_ops.queue_rq, not blocking).
  * Return: 0; -ENOMEM when the scatterlist cannot be allocated; -EAGAIN
- * when no MR is free (the request is retried); -EIO when mapping fails.
+ * when no MR is free (the request is retried); -EIO when mapping fails;
+ * -EREMOTEIO when the data is peer memory that cannot be mapped for the
+ * queue's device (not to be retried: nvfab_peer_blk_status()).
  */
 int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 			struct ib_send_wr **first)
@@ -198,27 +215,45 @@ int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 	if (ret)
 		return -ENOMEM;
 	req->sgt.nents = nvfab_rq_map_sg(rq, req->sgt.sgl);
-	ret = ib_dma_map_sgtable_attrs(dev->dev, &req->sgt, rq_dma_dir(rq), 0);
-	if (ret) {
-		ret = -EIO;
-		goto out_free_table;
+	ret = nvfab_peer_map_sg(&req->peer, &dev->peer_dma, req->sgt.sgl,
+				req->sgt.nents, rq_dma_dir(rq));
+	if (unlikely(ret)) {
+		if (ret < 0) {
+			nvfab_ctrl_count_peer(&queue->ctrl->ctrl, ret, len);
+			if (ret != -ENOMEM && ret != -EAGAIN)
+				ret = -EREMOTEIO;
+			goto out_free_table;
+		}
+		req->sgt.nents = ret;
+	} else {
+		ret = ib_dma_map_sgtable_attrs(dev->dev, &req->sgt,
+					       rq_dma_dir(rq), 0);
+		if (ret) {
+			ret = -EIO;
+			goto out_free_table;
+		}
 	}
 	req->nents = req->sgt.nents;
 
 	if (nvfab_rdma_use_inline(rq_data_dir(rq) == WRITE, len, req->nents,
 				  queue->inline_max, dev->num_inline_segments)) {
 		nvfab_rdma_map_inline(queue, req, len);
-		return 0;
+	} else {
+		ret = nvfab_rdma_map_keyed(queue, req, &req->reg_wr, len);
+		if (ret) {
+			if (ret != -EAGAIN)
+				ret = -EIO;
+			goto out_unmap;
+		}
+		req->reg_wr.wr.next = *first;
+		*first = &req->reg_wr.wr;
 	}
-	ret = nvfab_rdma_map_keyed(queue, req, &req->reg_wr, len);
-	if (ret)
-		goto out_unmap;
-	req->reg_wr.wr.next = *first;
-	*first = &req->reg_wr.wr;
+	if (unlikely(req->peer.prov))
+		nvfab_ctrl_count_peer(&queue->ctrl->ctrl, req->nents, len);
 	return 0;
 
 out_unmap:
-	ib_dma_unmap_sgtable_attrs(dev->dev, &req->sgt, rq_dma_dir(rq), 0);
+	nvfab_rdma_unmap_sgt(dev, req, rq);
 	req->nents = 0;
 out_free_table:
 	sg_free_table_chained(&req->sgt, NVFAB_RDMA_INLINE_SG_CNT);
@@ -245,8 +280,7 @@ void nvfab_rdma_unmap_data(struct nvfab_rdma_queue *queue, struct request *rq)
 	}
 	if (!req->nents)
 		return;
-	ib_dma_unmap_sgtable_attrs(queue->device->dev, &req->sgt,
-				   rq_dma_dir(rq), 0);
+	nvfab_rdma_unmap_sgt(queue->device, req, rq);
 	sg_free_table_chained(&req->sgt, NVFAB_RDMA_INLINE_SG_CNT);
 	req->nents = 0;
 }

@@ -109,6 +109,10 @@ static struct nvfab_rdma_device *nvfab_rdma_dev_get(struct ib_device *ibdev)
 					 ibdev->attrs.max_send_sge - 1);
 	dev->max_fr_pages = min_t(u32, NVFAB_RDMA_MAX_SEGMENTS,
 				  ibdev->attrs.max_fast_reg_page_list_len);
+	/* rxe and siw move data with the CPU: no DMA device */
+	dev->peer_dma.dev = ib_uses_virt_dma(ibdev) ? NULL : ibdev->dma_device;
+	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
+	dev->peer_dma.name = dev->name;
 	list_add(&dev->entry, &nvfab_rdma_dev_list);
 out_unlock:
 	mutex_unlock(&nvfab_rdma_dev_mutex);
@@ -773,8 +777,10 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	ret = nvfab_rdma_map_data(queue, rq, &first);
 	if (ret) {
-		sts = ret == -EAGAIN || ret == -ENOMEM ? BLK_STS_RESOURCE :
-							 BLK_STS_IOERR;
+		if (ret == -EIO)
+			sts = BLK_STS_IOERR;
+		else	/* a retry for a shortage, never for peer memory */
+			sts = nvfab_peer_blk_status(ret);
 		goto out_cleanup;
 	}
 	req->sqe.dma = ib_dma_map_single(ibdev, req->sqe.data,

@@ -17,6 +17,7 @@
 #include <rdma/rdma_cm.h>
 
 #include <nvfab/core.h>
+#include <nvfab/peermem.h>
 
 /* In-capsule data is sent from at most this many SGEs after the SQE. */
 #define NVFAB_RDMA_MAX_INLINE_SEGS	4
@@ -35,14 +36,18 @@
  * @pd:		the protection domain shared by the queues on @dev
  * @num_inline_segments: send SGEs usable for in-capsule data
  * @max_fr_pages: pages one FRWR registration may map
+ * @peer_dma:	@dev as nvfab-peermem's providers see it
+ * @name:	@dev's name when it was opened, for @peer_dma
  */
 struct nvfab_rdma_device {
-	struct kref		ref;
-	struct list_head	entry;
-	struct ib_device	*dev;
-	struct ib_pd		*pd;
-	u32			num_inline_segments;
-	u32			max_fr_pages;
+	struct kref			ref;
+	struct list_head		entry;
+	struct ib_device		*dev;
+	struct ib_pd			*pd;
+	u32				num_inline_segments;
+	u32				max_fr_pages;
+	struct nvfab_peer_dma_dev	peer_dma;
+	char				name[IB_DEVICE_NAME_MAX];
 };
 
 /**
@@ -121,6 +126,7 @@ struct nvfab_rdma_queue {
  * @inv_cqe:	completion of the LOCAL_INV work request
  * @sgt:	the data's scatterlist
  * @nents:	mapped entries of @sgt (0: no data mapped)
+ * @peer:	@sgt's mapping when a peer-memory provider made it
  * @first_sgl:	the first entries of @sgt, chained from there
  */
 struct nvfab_rdma_request {
@@ -140,6 +146,7 @@ struct nvfab_rdma_request {
 	struct ib_cqe			inv_cqe;
 	struct sg_table			sgt;
 	int				nents;
+	struct nvfab_peer_map		peer;
 	struct scatterlist		first_sgl[NVFAB_RDMA_INLINE_SG_CNT];
 };
 

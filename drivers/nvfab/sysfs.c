@@ -369,7 +369,55 @@ static const struct attribute_group nvfab_ctrl_attr_group = {
 	.attrs = nvfab_ctrl_attrs,
 };
 
+/* peer_mem/: the controller's struct nvfab_peer_counters */
+static ssize_t nvfab_show_counter(char *buf, atomic64_t *v)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(v));
+}
+
+static ssize_t ios_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.ios);
+}
+static DEVICE_ATTR_RO(ios);
+
+static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.bytes);
+}
+static DEVICE_ATTR_RO(bytes);
+
+static ssize_t map_failures_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.map_failures);
+}
+static DEVICE_ATTR_RO(map_failures);
+
+static ssize_t bounces_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	return nvfab_show_counter(buf, &to_ctrl(dev)->peer.bounces);
+}
+static DEVICE_ATTR_RO(bounces);
+
+static struct attribute *nvfab_ctrl_peer_attrs[] = {
+	&dev_attr_ios.attr,
+	&dev_attr_bytes.attr,
+	&dev_attr_map_failures.attr,
+	&dev_attr_bounces.attr,
+	NULL
+};
+
+static const struct attribute_group nvfab_ctrl_peer_attr_group = {
+	.name = "peer_mem",
+	.attrs = nvfab_ctrl_peer_attrs,
+};
+
 const struct attribute_group *nvfab_ctrl_attr_groups[] = {
 	&nvfab_ctrl_attr_group,
+	&nvfab_ctrl_peer_attr_group,
 	NULL
 };

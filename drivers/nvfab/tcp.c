@@ -41,6 +41,7 @@
 #include "tcp.h"
 #include <nvfab/core.h>
 #include <nvfab/fabrics.h>
+#include <nvfab/peermem.h>
 
 #define NVFAB_TCP_PORT		"4420"
 #define NVFAB_TCP_DISC_PORT	"8009"
@@ -1691,6 +1692,15 @@ static blk_status_t nvfab_tcp_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->rq = rq;
 	req->data_len = blk_rq_nr_phys_segments(rq) ?
 			blk_rq_payload_bytes(rq) : 0;
+	if (unlikely(nvfab_peer_possible()) && req->data_len &&
+	    nvfab_peer_rq_has_peer(rq)) {
+		/* the bytes would come from, or land in, the stand-in pages */
+		dev_warn_ratelimited(ctrl->device,
+				     "I/O on peer (device) memory refused: NVMe/TCP cannot place data there\n");
+		nvfab_ctrl_count_peer(ctrl, -EREMOTEIO, req->data_len);
+		nvfab_cleanup_cmd(rq);
+		return nvfab_peer_blk_status(-EREMOTEIO);
+	}
 	nvfab_tcp_setup_cmd_pdu(queue, req);
 	blk_mq_start_request(rq);
 	req->send_busy = true;

@@ -190,6 +190,23 @@ struct nvfab_ctrl_ops {
 };
 
 /**
+ * struct nvfab_peer_counters - peer-memory I/O of a controller
+ * (Documentation/admin-guide/nvfab-peermem.rst), shown in sysfs peer_mem/
+ * @ios:	I/Os whose data a peer-memory provider mapped
+ * @bytes:	bytes they carried
+ * @map_failures: I/Os failed because their peer memory could not be
+ *		mapped for this controller's transport or device
+ * @bounces:	peer I/Os copied through host memory instead; nvfab never
+ *		does that, so this stays 0
+ */
+struct nvfab_peer_counters {
+	atomic64_t	ios;
+	atomic64_t	bytes;
+	atomic64_t	map_failures;
+	atomic64_t	bounces;
+};
+
+/**
  * struct nvfab_ctrl - an NVMe controller reached over a fabric
  * @ops:		the transport's operations
  * @opts:		connect options, owned
@@ -293,6 +310,7 @@ struct nvfab_ctrl_ops {
  * @ana_log_size:	its size in bytes
  * @ana_groups:		struct nvfab_ana_group by group ID
  * @ana_work:		re-reads the ANA log (nvfab_wq)
+ * @peer:		peer-memory I/O counters (the transports count)
  *
  * Fields read from the controller are written only while CONNECTING and
  * read anywhere after.
@@ -392,7 +410,29 @@ struct nvfab_ctrl {
 	size_t				ana_log_size;
 	struct xarray			ana_groups;
 	struct work_struct		ana_work;
+
+	struct nvfab_peer_counters	peer;
 };
+
+/**
+ * nvfab_ctrl_count_peer() - account one request's peer-memory mapping
+ * @ctrl:	the controller the request went to
+ * @ret:	nvfab_peer_map_sg()'s result: > 0 mapped, < 0 failed, 0 host
+ *		memory (not counted)
+ * @bytes:	the request's data bytes
+ *
+ * Context: any.
+ */
+static inline void nvfab_ctrl_count_peer(struct nvfab_ctrl *ctrl, int ret,
+					 u64 bytes)
+{
+	if (ret > 0) {
+		atomic64_inc(&ctrl->peer.ios);
+		atomic64_add(bytes, &ctrl->peer.bytes);
+	} else if (ret < 0) {
+		atomic64_inc(&ctrl->peer.map_failures);
+	}
+}
 
 /* Bits of nvfab_ctrl.flags. */
 #define NVFAB_CTRL_FAILFAST_EXPIRED	0

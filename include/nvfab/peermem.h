@@ -40,6 +40,7 @@ struct device;
 struct nvfab_peer_claim;
 struct nvfab_peer_map;
 struct page;
+struct request;
 
 /**
  * struct nvfab_peer_dma_dev - the device that will do a peer mapping's DMA
@@ -181,6 +182,7 @@ int nvfab_peer_map_sg(struct nvfab_peer_map *map,
 		      struct scatterlist *sgl, int nents,
 		      enum dma_data_direction dir);
 void nvfab_peer_unmap_sg(struct nvfab_peer_map *map, struct scatterlist *sgl);
+bool nvfab_peer_rq_has_peer(struct request *rq);
 int nvfab_peer_page_distance(struct page *page,
 			     const struct nvfab_peer_dma_dev *dma);
 blk_status_t nvfab_peer_blk_status(int err);

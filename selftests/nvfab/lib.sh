@@ -103,12 +103,20 @@ nvfab_mod_loaded() {
 	[ -d "/sys/module/${1//-/_}" ]
 }
 
+# nvfab_load MODULE...: modprobe each, or with NVFAB_MODDIR insmod it from
+# there after the nvfab modules it needs (nvfab-tcp and nvfab-rdma need
+# nvfab-peermem, which no test names) and modprobe of the kernel's.
 nvfab_load() { # module...
-	local m p
+	local m p dep
 	for m in "$@"; do
 		nvfab_mod_loaded "$m" && continue
 		p=$(nvfab_mod_path "$m")
 		if [ -n "$p" ]; then
+			for dep in $(modinfo -F depends "$p" 2>/dev/null | tr , ' '); do
+				case "$dep" in
+				nvfab-*) nvfab_load "$dep" || return 1 ;;
+				esac
+			done
 			insmod "$p" || return 1
 		else
 			modprobe "$m" || return 1
