@@ -79,7 +79,9 @@ struct nvpt_dev {
 	unsigned long		win_size;
 };
 
-/* Serialises probe/remove, buffers and their claims. */
+/* bit 0: a device is bound */
+static unsigned long nvpt_bound;
+/* Serialises nvpt_dev, the buffers and their claims. */
 static DEFINE_MUTEX(nvpt_lock);
 static struct nvpt_dev *nvpt_dev;
 static LIST_HEAD(nvpt_bufs);
@@ -397,17 +399,21 @@ static int nvpt_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!(pci_resource_flags(pdev, NVPT_BAR) & IORESOURCE_MEM) || !half ||
 	    !IS_ALIGNED(half, memremap_compat_align()))
 		return -ENODEV;
+	/* one device: one misc device, one provider */
+	if (test_and_set_bit(0, &nvpt_bound))
+		return -EBUSY;
 	ret = pcim_enable_device(pdev);
 	if (ret)
-		return ret;
+		goto out_unbound;
 	ret = pcim_request_region(pdev, NVPT_BAR, KBUILD_MODNAME);
 	if (ret)
-		return ret;
+		goto out_unbound;
 
+	ret = -ENOMEM;
 	td = devm_kzalloc(&pdev->dev, sizeof(*td), GFP_KERNEL);
 	pgmap = devm_kzalloc(&pdev->dev, sizeof(*pgmap), GFP_KERNEL);
 	if (!td || !pgmap)
-		return -ENOMEM;
+		goto out_unbound;
 	td->pdev = pdev;
 	td->win_start = pci_resource_start(pdev, NVPT_BAR) + half;
 	td->win_size = half;
@@ -428,34 +434,37 @@ static int nvpt_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pgmap->range.end = td->win_start + half - 1;
 	pgmap->nr_range = 1;
 	addr = devm_memremap_pages(&pdev->dev, pgmap);
-	if (IS_ERR(addr))
-		return PTR_ERR(addr);
-
-	mutex_lock(&nvpt_lock);
-	if (nvpt_dev) {
-		ret = -EBUSY;	/* one device: one misc device, one window */
-		goto out_unlock;
+	if (IS_ERR(addr)) {
+		ret = PTR_ERR(addr);
+		goto out_unbound;
 	}
+
 	ret = nvfab_peer_register(&nvpt_provider);
 	if (ret)
-		goto out_unlock;
-	ret = misc_register(&nvpt_misc);
-	if (ret) {
-		nvfab_peer_unregister(&nvpt_provider);
-		goto out_unlock;
-	}
+		goto out_unbound;
+	mutex_lock(&nvpt_lock);
 	nvpt_dev = td;
 	window_offset = half;
 	window_size = half;
-	pci_set_drvdata(pdev, td);
 	mutex_unlock(&nvpt_lock);
+	ret = misc_register(&nvpt_misc);
+	if (ret)
+		goto out_unregister;
+	pci_set_drvdata(pdev, td);
 	pci_info(pdev, "peer-memory test window: %lu MiB at %pa (BAR %d + %#lx)\n",
 		 td->win_size >> 20, &td->win_start, NVPT_BAR, window_offset);
 	return 0;
 
-out_unlock:
+out_unregister:
+	mutex_lock(&nvpt_lock);
+	nvpt_dev = NULL;
+	window_offset = 0;
+	window_size = 0;
 	mutex_unlock(&nvpt_lock);
-	return ret;
+	nvfab_peer_unregister(&nvpt_provider);
+out_unbound:
+	clear_bit(0, &nvpt_bound);
+	return ret;	/* devres undoes the rest */
 }
 
 static void nvpt_remove(struct pci_dev *pdev)
@@ -476,6 +485,7 @@ static void nvpt_remove(struct pci_dev *pdev)
 	window_size = 0;
 	mutex_unlock(&nvpt_lock);
 	nvfab_peer_unregister(&nvpt_provider);
+	clear_bit(0, &nvpt_bound);
 	/* devres then unmaps the window and the P2PDMA memory */
 }
 
