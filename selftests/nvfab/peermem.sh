@@ -26,7 +26,7 @@ set -u
 HELPER="$(dirname "$0")/peermem_buf.py"
 TEST_MOD=nvfab-peermem-test
 GPUBAR=${NVFAB_GPUBAR_FILE:-${OUT:-/tmp/out}/.vm/gpubar}
-PART_B=8
+PART_B=9
 
 buf() { python3 -B -S "$HELPER" "$@"; }
 
@@ -116,6 +116,7 @@ b_checks=(
 	"unreachable=$RDMA_DEV: I/O on device buffers fails at once with EREMOTEIO"
 	"revoked buffer: I/O fails with EREMOTEIO, another buffer works"
 	"controller still live after the refused I/O"
+	"peer_mem/ counters: ios and bytes of the device-buffer I/O, map_failures of the refused, no bounces"
 	"disconnect, nvfab modules unload"
 )
 if [ -n "$why" ]; then
@@ -129,15 +130,28 @@ else
 			rdma_connect ",nr_io_queues=2" &&
 			ktap_diag "connected: $REPLY_LINE, $DEV"
 	}
+	# pm NAME: a peer_mem/ counter of the controller
+	pm() { cat "$CTRL/peer_mem/$1" 2>/dev/null || echo -1; }
+	counters() {
+		local ios=$(($(pm ios) - IOS0)) bytes=$(($(pm bytes) - BYTES0))
+		local fails=$(($(pm map_failures) - FAILS0)) bounces
+		bounces=$(pm bounces)
+		ktap_diag "peer_mem: ios +$ios, bytes +$bytes, map_failures +$fails, bounces $bounces"
+		# each io command: a write from and a read into device buffers
+		[ "$ios" -ge 6 ] && [ "$bytes" -ge $((2 * (4096 + (128 << 10) + (1 << 20)))) ] &&
+			[ "$fails" -ge 4 ] && [ "$bounces" = 0 ]
+	}
 	if rdma_setup; then
 		ktap_pass "${b_checks[0]}"
+		IOS0=$(pm ios) BYTES0=$(pm bytes) FAILS0=$(pm map_failures)
 		ktap_check "${b_checks[1]}" buf io "$GPUBAR" "$DEV" 4096
 		ktap_check "${b_checks[2]}" buf io "$GPUBAR" "$DEV" $((128 << 10))
 		ktap_check "${b_checks[3]}" buf io "$GPUBAR" "$DEV" $((1 << 20))
 		ktap_check "${b_checks[4]}" buf unreachable "$GPUBAR" "$DEV" "$RDMA_DEV"
 		ktap_check "${b_checks[5]}" buf revoke "$GPUBAR" "$DEV"
 		ktap_check "${b_checks[6]}" test "$(cat "$CTRL/state")" = live
-		ktap_check "${b_checks[7]}" eval \
+		ktap_check "${b_checks[7]}" counters
+		ktap_check "${b_checks[8]}" eval \
 			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core'
 	else
 		ktap_fail "${b_checks[0]}"
