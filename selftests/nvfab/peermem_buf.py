@@ -42,7 +42,6 @@ when its checks hold, 1 otherwise.
 """
 import ctypes
 import errno
-import fcntl
 import mmap
 import os
 import subprocess
@@ -109,6 +108,15 @@ def buf_addr(m):
     addr = ctypes.addressof(c)
     del c
     return addr
+
+
+def revoke(fd, addr):
+    """The revoke ioctl; fcntl.ioctl() takes no argument above INT_MAX."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.ioctl(fd, REVOKE, addr) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
 
 
 def refused(what, fd, size, off, flags=mmap.MAP_SHARED):
@@ -389,8 +397,9 @@ def cmd_io(gpubar, disk, size):
 
 
 def set_unreachable(val):
+    # a newline at least: writing "" makes no write(2) at all
     with open(os.path.join(PARAMS, "unreachable"), "w") as f:
-        f.write(val)
+        f.write(val + "\n")
 
 
 def cmd_unreachable(gpubar, disk, rdmadev):
@@ -426,7 +435,7 @@ def cmd_revoke(gpubar, disk):
     size = 64 << 10
     b = Bufs(gpubar, disk, size)
     ok = True
-    fcntl.ioctl(b.fd, REVOKE, buf_addr(b.a))
+    revoke(b.fd, buf_addr(b.a))
     for what, fn, buf in (("write from", os.pwritev, b.a),
                           ("read into", os.preadv, b.a)):
         _, err, secs = try_io(fn, b.disk, [buf], LBA_DEV)
@@ -439,7 +448,7 @@ def cmd_revoke(gpubar, disk):
     ok = ok and n == size
     # an address outside any buffer of this file
     try:
-        fcntl.ioctl(b.fd, REVOKE, buf_addr(b.host))
+        revoke(b.fd, buf_addr(b.host))
         diag("revoke of a host buffer: accepted (want EINVAL)")
         ok = False
     except OSError as e:
