@@ -16,7 +16,7 @@ kdir=${KDIR:-/usr/src/linux-headers-$kver}
 fail=0
 
 mapfile -t files < <(git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
-	'scripts/conftest/*.c' 'tools/testing/vm/splat/*.c' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
+	'scripts/conftest/*.c' 'tools/testing/vm/splat/*.c' 'tools/testing/peermem-test/*.c' 'tools/testing/peermem-test/*.h' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
 
 # Tracepoint headers keep the layout of the kernel's own (include/trace/
 # events/*.h): TRACE_EVENT's TP_* arguments one per line, each opening

@@ -27,6 +27,13 @@
 # timings) and
 # .vm/ (the command and environment handed to the guest).
 #
+# The guest's ivshmem-plain device (PCI 1af4:1110, the stand-in for GPU
+# memory of the peer-memory tests) has a 64 MiB BAR 2 backed by the named
+# file DIR/.vm/gpubar, which QEMU maps shared: reading it shows what the
+# guest wrote into the BAR. The guest reads it through the output share as
+# $NVFAB_GPUBAR_FILE ($OUT/.vm/gpubar). It is created afresh for every boot
+# and removed when the guest has ended.
+#
 # A test-kernel boot whose kernel log already has a splat when init starts
 # (before anything of nvfab is loaded: the kernel's or the emulator's, e.g.
 # a KASAN report in early CPU setup under TCG) is not worth a whole run: the
@@ -175,6 +182,9 @@ out=$(cd "$out" && pwd)
 rm -rf "$out/.vm"
 rm -f "$out/rc" "$out/console.log" "$out/cmd.log" "$out/dmesg.txt" "$out/vm-result"
 mkdir -p "$out/.vm"
+# The ivshmem BAR's backing file (see above); gone with the guest.
+gpubar=$out/.vm/gpubar
+trap 'rm -f "$gpubar"' EXIT
 
 # The command, quoted for bash, and the environment handed to it.
 {
@@ -185,8 +195,9 @@ mkdir -p "$out/.vm"
 	printf 'export REPO_ROOT=%q\n' "$REPO_ROOT"
 	printf 'export NVFAB_KERNEL=%q\n' "$kernel"
 	printf 'export NVFAB_HOST_OUT=%q\n' "$out"
+	printf 'export NVFAB_GPUBAR_FILE=%q\n' "/tmp/out/.vm/gpubar"
 	for v in $(compgen -e); do
-		case "$v" in NVFAB_KERNEL | NVFAB_HOST_OUT) continue ;; NVFAB_* | VERBOSE) ;; *) continue ;; esac
+		case "$v" in NVFAB_KERNEL | NVFAB_HOST_OUT | NVFAB_GPUBAR_FILE) continue ;; NVFAB_* | VERBOSE) ;; *) continue ;; esac
 		printf 'export %s=%q\n' "$v" "${!v}"
 	done
 } >"$out/.vm/env"
@@ -259,9 +270,10 @@ qemu=(
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap"
 	# Stand-in for GPU BAR memory (peer-memory work): 64 MiB of shared
-	# memory behind an ivshmem BAR. A directory as mem-path makes QEMU use
-	# an unlinked temporary file there.
-	-object memory-backend-file,id=gpubar,size=64M,mem-path=/dev/shm,share=on
+	# memory behind an ivshmem BAR, in a named file that the host and,
+	# through the output share, the guest can read (QEMU creates it; a
+	# comma in the path is doubled for QEMU's option syntax).
+	-object "memory-backend-file,id=gpubar,size=64M,mem-path=${gpubar//,/,,},share=on"
 	-device ivshmem-plain,memdev=gpubar
 )
 printf '%q ' "${qemu[@]}" >"$out/.vm/qemu-cmdline"
@@ -269,6 +281,7 @@ printf '%q ' "${qemu[@]}" >"$out/.vm/qemu-cmdline"
 
 boot() {
 	build_qemu
+	rm -f "$gpubar"
 	log "booting $kernel kernel ($(basename "$kimage"), $accel), timeout ${timeout}s, out $out"
 	set +e
 	if [ "${VERBOSE:-0}" = 1 ]; then
@@ -294,6 +307,7 @@ if [ -s "$out/.vm/boot-splat" ]; then
 fi
 end=$(date +%s)
 secs=$((end - start))
+rm -f "$gpubar"
 boot=$(cat "$out/.vm/boot-uptime" 2>/dev/null || echo '?')
 
 result=ok

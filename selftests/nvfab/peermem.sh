@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Peer memory with the test provider nvfab-peermem-test
+# (tools/testing/peermem-test) on the guest's ivshmem BAR, whose backing
+# file the guest reads as $NVFAB_GPUBAR_FILE (tools/testing/vm/README.md).
+#
+# Part A, the provider: the BAR and its backing file agree; nvfab-peermem
+# and nvfab-peermem-test load and bind the ivshmem device; a device buffer
+# (mmap of /dev/nvfab-peermem-test) takes a pattern in its stand-in pages,
+# not in the device memory; bad lengths and offsets are refused; the
+# module cannot be unloaded while a buffer is mapped; p2pmem/allocate of
+# the BAR's first half mmaps (CONFIG_PCI_P2PDMA).
+#
+# Part B, NVMe/RDMA into device memory (soft RoCE and nvmet-rdma as in
+# rdma_io.sh), once nvfab-rdma maps requests through nvfab-peermem: an
+# O_DIRECT write from a device buffer sends the device memory's bytes, a
+# read into one fills its device memory (checked in the backing file) and
+# not its stand-ins; an RDMA device named in the "unreachable" parameter
+# and a revoked buffer fail the I/O at once with EREMOTEIO.
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tcp_lib.sh"
+. "$(dirname "$0")/rdma_lib.sh"
+
+HELPER="$(dirname "$0")/peermem_buf.py"
+TEST_MOD=nvfab-peermem-test
+GPUBAR=${NVFAB_GPUBAR_FILE:-${OUT:-/tmp/out}/.vm/gpubar}
+PART_B=9
+
+buf() { python3 -B -S "$HELPER" "$@"; }
+
+peermem_cleanup() {
+	nvfab_rdma_cleanup
+	nvfab_unload "$TEST_MOD" nvfab-peermem >/dev/null 2>&1
+	return 0
+}
+trap peermem_cleanup EXIT
+
+require_root
+command -v python3 >/dev/null || ksft_skip_all "python3 missing"
+TEST_KO=
+[ -n "${NVFAB_MODDIR:-}" ] &&
+	TEST_KO=$(find "$NVFAB_MODDIR" -name "$TEST_MOD.ko" -print -quit 2>/dev/null)
+[ -n "$TEST_KO" ] ||
+	ksft_skip_all "no $TEST_MOD.ko in NVFAB_MODDIR (built with NVFAB_KUNIT=1 for the test kernel only)"
+BDF=$(buf bdf) || ksft_skip_all "no ivshmem-plain device (1af4:1110)"
+[ -r "$GPUBAR" ] || ksft_skip_all "no BAR backing file $GPUBAR (run-vm.sh's NVFAB_GPUBAR_FILE)"
+
+ktap_header
+ktap_set_plan $((10 + PART_B))
+dmesg_canary_start
+
+ktap_check "BAR 2 of $BDF and $GPUBAR agree (both ways)" \
+	buf coherence "$GPUBAR" "$BDF"
+
+load_test() { insmod "$TEST_KO"; }
+ktap_check "nvfab-peermem and $TEST_MOD load" \
+	eval 'nvfab_load nvfab-peermem && load_test'
+
+P=/sys/module/nvfab_peermem_test/parameters
+bound() {
+	test -e "/sys/bus/pci/drivers/$TEST_MOD/$BDF" &&
+		test -c /dev/nvfab-peermem-test &&
+		dmesg_since "$CANARY" | grep -q "peer-memory provider test registered" &&
+		ktap_diag "window: BAR 2 offset $(cat "$P/window_offset"), size $(cat "$P/window_size")" &&
+		test "$(cat "$P/window_offset")/$(cat "$P/window_size")" = $((32 << 20))/$((32 << 20))
+}
+ktap_check "provider \"test\" bound to $BDF, /dev/nvfab-peermem-test, 32 MiB window" bound
+
+ktap_check "a device buffer's pattern stays in its stand-in pages" \
+	buf buffer "$GPUBAR"
+ktap_check "bad lengths, offsets and private mappings: EINVAL" buf refused
+ktap_check "rmmod $TEST_MOD refused while a buffer is mapped, works after" \
+	buf pin "$TEST_MOD"
+ktap_check "$TEST_MOD loads again" load_test
+
+if [ -d "/sys/bus/pci/devices/$BDF/p2pmem" ] ||
+	[ "${NVFAB_KERNEL:-}" = test ]; then
+	ktap_check "p2pmem/allocate mmaps the BAR's first half (P2PDMA)" \
+		buf p2pmem "$GPUBAR" "$BDF"
+else
+	ktap_skip "p2pmem/allocate mmaps the BAR's first half (P2PDMA)" \
+		"this kernel has no CONFIG_PCI_P2PDMA"
+fi
+
+# Part B needs nvfab-rdma to map requests through nvfab-peermem.
+RDMA_KO=$(nvfab_mod_path nvfab-rdma)
+integrated() {
+	local deps
+	if [ -n "$RDMA_KO" ]; then
+		deps=$(modinfo -F depends "$RDMA_KO" 2>/dev/null)
+	else
+		deps=$(modinfo -F depends nvfab-rdma 2>/dev/null)
+	fi
+	[[ ,$deps, == *,nvfab-peermem,* ]]
+}
+why=
+if ! integrated; then
+	why="nvfab-rdma does not map requests through nvfab-peermem (main's \"nvfab-rdma: peer memory\" commits not in this tree)"
+elif ! command -v rdma >/dev/null; then
+	why="rdma (iproute2) missing"
+elif ! modprobe -n "$(rdma_provider_module)" 2>/dev/null; then
+	why="no $(rdma_provider_module) module"
+elif ! modprobe -n nvmet-rdma 2>/dev/null; then
+	why="no nvmet-rdma module"
+elif [ "$RDMA_PROVIDER" != rxe ]; then
+	why="the checks name the rxe device"
+fi
+
+b_checks=(
+	"rxe device $RDMA_DEV, nvmet-rdma port, connect transport=rdma"
+	"4 KiB (in-capsule write) from and into device buffers: device memory, not stand-ins"
+	"128 KiB (keyed SGL) from and into device buffers: device memory, not stand-ins"
+	"1 MiB from and into device buffers: device memory, not stand-ins"
+	"unreachable=$RDMA_DEV: I/O on device buffers fails at once with EREMOTEIO"
+	"revoked buffer: I/O fails with EREMOTEIO, another buffer works"
+	"controller still live after the refused I/O"
+	"peer_mem/ counters: ios and bytes of the device-buffer I/O, map_failures of the refused, no bounces"
+	"disconnect, nvfab modules unload"
+)
+if [ -n "$why" ]; then
+	for d in "${b_checks[@]}"; do
+		ktap_skip "$d" "$why"
+	done
+else
+	rdma_setup() {
+		topo_up 1 && nvmet_setup 1 && rdma_up && rdma_nvmet_port &&
+			nvfab_load nvfab-core nvfab-fabrics nvfab-rdma &&
+			rdma_connect ",nr_io_queues=2" &&
+			ktap_diag "connected: $REPLY_LINE, $DEV"
+	}
+	# pm NAME: a peer_mem/ counter of the controller
+	pm() { cat "$CTRL/peer_mem/$1" 2>/dev/null || echo -1; }
+	counters() {
+		local ios=$(($(pm ios) - IOS0)) bytes=$(($(pm bytes) - BYTES0))
+		local fails=$(($(pm map_failures) - FAILS0)) bounces
+		bounces=$(pm bounces)
+		ktap_diag "peer_mem: ios +$ios, bytes +$bytes, map_failures +$fails, bounces $bounces"
+		# each io command: a write from and a read into device buffers
+		[ "$ios" -ge 6 ] && [ "$bytes" -ge $((2 * (4096 + (128 << 10) + (1 << 20)))) ] &&
+			[ "$fails" -ge 4 ] && [ "$bounces" = 0 ]
+	}
+	if rdma_setup; then
+		ktap_pass "${b_checks[0]}"
+		IOS0=$(pm ios) BYTES0=$(pm bytes) FAILS0=$(pm map_failures)
+		ktap_check "${b_checks[1]}" buf io "$GPUBAR" "$DEV" 4096
+		ktap_check "${b_checks[2]}" buf io "$GPUBAR" "$DEV" $((128 << 10))
+		ktap_check "${b_checks[3]}" buf io "$GPUBAR" "$DEV" $((1 << 20))
+		ktap_check "${b_checks[4]}" buf unreachable "$GPUBAR" "$DEV" "$RDMA_DEV"
+		ktap_check "${b_checks[5]}" buf revoke "$GPUBAR" "$DEV"
+		ktap_check "${b_checks[6]}" test "$(cat "$CTRL/state")" = live
+		ktap_check "${b_checks[7]}" counters
+		ktap_check "${b_checks[8]}" eval \
+			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core'
+	else
+		ktap_fail "${b_checks[0]}"
+		for d in "${b_checks[@]:1}"; do
+			ktap_skip "$d" "no RDMA controller"
+		done
+	fi
+fi
+
+ktap_check "$TEST_MOD and nvfab-peermem unload" \
+	nvfab_unload "$TEST_MOD" nvfab-peermem
+ktap_check "kernel log clean" dmesg_clean_since_canary
+ktap_finish

@@ -1,0 +1,482 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Device buffers of nvfab-peermem-test, for peermem.sh.
+
+  peermem_buf.py coherence GPUBAR BDF
+  peermem_buf.py buffer GPUBAR
+  peermem_buf.py refused
+  peermem_buf.py pin MODULE
+  peermem_buf.py p2pmem GPUBAR BDF
+  peermem_buf.py io GPUBAR DISK SIZE
+  peermem_buf.py unreachable GPUBAR DISK RDMADEV
+  peermem_buf.py revoke GPUBAR DISK
+
+GPUBAR is the file behind the ivshmem BAR 2 ($NVFAB_GPUBAR_FILE): byte i of
+the file is byte i of the BAR. A device buffer is an mmap of
+/dev/nvfab-peermem-test at offset OFF: stand-in host pages for the device
+memory at BAR byte window_offset + OFF (window_offset and window_size are
+the module's parameters). Each command prints "# " diagnostics and exits 0
+when its checks hold, 1 otherwise.
+
+  coherence    before the module binds: what the guest writes into BAR 2
+               (the sysfs resource2 mapping) is in GPUBAR, and what it
+               writes into GPUBAR is in the BAR
+  buffer       a buffer takes a pattern through its mapping, which reaches
+               the stand-ins, not the device memory
+  refused      lengths over 4 MiB, offsets past the window, private
+               mappings: EINVAL; the largest buffer and the window's last
+               page work
+  pin          rmmod MODULE fails while a buffer is mapped (its file
+               closed), works once it is unmapped
+  p2pmem       p2pmem/allocate of BDF mmaps, and what is written there is in
+               the first half of the BAR
+  io           O_DIRECT write of SIZE bytes from a device buffer to DISK
+               writes the device memory's bytes, not the stand-ins'; a
+               read into another device buffer fills its device memory
+               and leaves its stand-ins alone; host buffers do as usual
+  unreachable  with RDMADEV in the module's "unreachable" parameter, I/O on
+               a device buffer fails at once with EREMOTEIO; without it,
+               it works again
+  revoke       after the revoke ioctl, I/O on the buffer fails with
+               EREMOTEIO; another buffer still works
+"""
+import ctypes
+import errno
+import mmap
+import os
+import subprocess
+import sys
+import time
+
+DEV = "/dev/nvfab-peermem-test"
+PARAMS = "/sys/module/nvfab_peermem_test/parameters"
+MAX_LEN = 4 << 20
+# NVFAB_PEERMEM_TEST_REVOKE, _IO('N', 0xe0) in
+# tools/testing/peermem-test/nvfab_peermem_test.h
+REVOKE = 0x4ee0
+PAGE = mmap.PAGESIZE
+# disk offsets of the I/O checks, apart from what other tests use
+LBA_DEV = 8 << 20
+LBA_HOST = 12 << 20
+
+
+def diag(msg):
+    print(f"# {msg}", flush=True)
+
+
+def param(name):
+    with open(os.path.join(PARAMS, name)) as f:
+        return f.read().strip()
+
+
+def pattern(tag, size):
+    """size bytes, distinct per tag and per page."""
+    pages = (size + PAGE - 1) // PAGE
+    return b"".join(f"{tag}{p:06x}-".encode().ljust(16, b".") * (PAGE // 16)
+                    for p in range(pages))[:size]
+
+
+def file_read(path, off, size):
+    with open(path, "rb", buffering=0) as f:
+        f.seek(off)
+        data = b""
+        while len(data) < size:
+            chunk = f.read(size - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+
+
+def file_write(path, off, data):
+    with open(path, "r+b", buffering=0) as f:
+        f.seek(off)
+        f.write(data)
+
+
+def open_dev():
+    return os.open(DEV, os.O_RDWR)
+
+
+def buf_map(fd, size, off, flags=mmap.MAP_SHARED):
+    return mmap.mmap(fd, size, flags=flags, offset=off)
+
+
+def buf_addr(m):
+    """The user address of a mapping (the revoke ioctl's argument)."""
+    c = ctypes.c_char.from_buffer(m)
+    addr = ctypes.addressof(c)
+    del c
+    return addr
+
+
+def revoke(fd, addr):
+    """The revoke ioctl; fcntl.ioctl() takes no argument above INT_MAX."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.ioctl(fd, REVOKE, addr) < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+
+
+def refused(what, fd, size, off, flags=mmap.MAP_SHARED):
+    try:
+        m = buf_map(fd, size, off, flags)
+    except OSError as e:
+        ok = e.errno == errno.EINVAL
+        diag(f"{what}: {errno.errorcode.get(e.errno, e.errno)}"
+             f"{'' if ok else ' (want EINVAL)'}")
+        return ok
+    m.close()
+    diag(f"{what}: mapped (want EINVAL)")
+    return False
+
+
+def accepted(what, fd, size, off):
+    try:
+        m = buf_map(fd, size, off)
+    except OSError as e:
+        diag(f"{what}: {e}")
+        return False
+    m[:] = pattern("acc", size)
+    ok = m[:] == pattern("acc", size)
+    m.close()
+    diag(f"{what}: mapped{'' if ok else ', pattern not read back'}")
+    return ok
+
+
+def find_bdf():
+    for d in sorted(os.listdir("/sys/bus/pci/devices")):
+        p = os.path.join("/sys/bus/pci/devices", d)
+        with open(os.path.join(p, "vendor")) as f:
+            v = f.read().strip()
+        with open(os.path.join(p, "device")) as f:
+            dv = f.read().strip()
+        if v == "0x1af4" and dv == "0x1110":
+            return d
+    return None
+
+
+def cmd_bdf():
+    bdf = find_bdf()
+    if not bdf:
+        return 1
+    print(bdf)
+    return 0
+
+
+def cmd_coherence(gpubar, bdf):
+    res = f"/sys/bus/pci/devices/{bdf}/resource2"
+    size = os.path.getsize(res)
+    fsize = os.path.getsize(gpubar)
+    diag(f"{res}: {size} bytes, {gpubar}: {fsize} bytes")
+    if size != fsize or size == 0:
+        return 1
+    # memory decoding on while no driver has the device
+    enable = f"/sys/bus/pci/devices/{bdf}/enable"
+    with open(enable) as f:
+        enabled = f.read().strip() != "0"
+    if not enabled:
+        with open(enable, "w") as f:
+            f.write("1")
+    fd = os.open(res, os.O_RDWR | os.O_SYNC)
+    bar = mmap.mmap(fd, size, mmap.MAP_SHARED)
+    os.close(fd)
+    ok = True
+    # guest -> BAR -> file, at both ends and in the middle
+    for off in (0, size // 2 + 3 * PAGE, size - PAGE):
+        data = pattern(f"b{off % 97}", PAGE)
+        bar[off:off + PAGE] = data
+        got = file_read(gpubar, off, PAGE)
+        if got != data:
+            diag(f"BAR write at {off:#x} not in {gpubar}")
+            ok = False
+    # file -> BAR
+    off = size // 4
+    data = pattern("fil", PAGE)
+    file_write(gpubar, off, data)
+    if bar[off:off + PAGE] != data:
+        diag(f"{gpubar} write at {off:#x} not in the BAR")
+        ok = False
+    for off in (0, size // 2 + 3 * PAGE, size - PAGE, size // 4):
+        bar[off:off + PAGE] = bytes(PAGE)
+    bar.close()
+    if not enabled:
+        with open(enable, "w") as f:
+            f.write("0")
+    return 0 if ok else 1
+
+
+def cmd_buffer(gpubar):
+    win = int(param("window_offset"))
+    size, off = 1 << 20, 0
+    file_write(gpubar, win + off, bytes(size))
+    fd = open_dev()
+    m = buf_map(fd, size, off)
+    os.close(fd)
+    data = pattern("stn", size)
+    m[:] = data
+    ok = m[:] == data
+    if not ok:
+        diag("pattern not read back through the mapping")
+    n = int(param("buffers"))
+    if n != 1:
+        diag(f"buffers = {n}, want 1")
+        ok = False
+    dev = file_read(gpubar, win + off, size)
+    if dev != bytes(size):
+        diag("the device memory changed: the write did not stay in the stand-ins")
+        ok = False
+    m.close()
+    n = int(param("buffers"))
+    if n != 0:
+        diag(f"buffers = {n} after the unmap, want 0")
+        ok = False
+    diag(f"1 MiB buffer at window offset 0 (BAR offset {win:#x}): "
+         f"{'ok' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+def cmd_refused():
+    win = int(param("window_size"))
+    fd = open_dev()
+    ok = all([
+        refused("4 MiB + 4 KiB", fd, MAX_LEN + PAGE, 0),
+        refused("4 MiB + 1 byte (4 MiB + 4 KiB once the kernel rounds it)",
+                fd, MAX_LEN + 1, 0),
+        refused("offset = window size", fd, PAGE, win),
+        refused("offset past the window", fd, PAGE, win + (1 << 20)),
+        refused("last page + 1 page beyond the window", fd, 2 * PAGE,
+                win - PAGE),
+        refused("MAP_PRIVATE", fd, PAGE, 0, mmap.MAP_PRIVATE),
+        accepted("4 MiB at offset 0", fd, MAX_LEN, 0),
+        accepted("the window's last page", fd, PAGE, win - PAGE),
+    ])
+    # not page aligned: refused by mmap itself
+    try:
+        mmap.mmap(fd, PAGE, offset=PAGE // 2)
+        diag("offset 2048: mapped (want EINVAL)")
+        ok = False
+    except (OSError, ValueError) as e:
+        diag(f"offset 2048: {e}")
+    os.close(fd)
+    return 0 if ok else 1
+
+
+def rmmod(module):
+    r = subprocess.run(["rmmod", module], capture_output=True, text=True,
+                       check=False)
+    return r.returncode, (r.stdout + r.stderr).strip()
+
+
+def cmd_pin(module):
+    fd = open_dev()
+    m = buf_map(fd, 64 << 10, 0)
+    os.close(fd)
+    m[:] = pattern("pin", len(m))
+    rc, out = rmmod(module)
+    diag(f"rmmod with a buffer mapped: exit {rc}: {out}")
+    ok = rc != 0 and os.path.isdir(f"/sys/module/{module.replace('-', '_')}")
+    m.close()
+    rc, out = rmmod(module)
+    diag(f"rmmod after the unmap: exit {rc} {out}")
+    return 0 if ok and rc == 0 else 1
+
+
+def cmd_p2pmem(gpubar, bdf):
+    d = f"/sys/bus/pci/devices/{bdf}/p2pmem"
+    if not os.path.isdir(d):
+        diag(f"{d} missing")
+        return 1
+    for a in ("size", "available", "published"):
+        with open(os.path.join(d, a)) as f:
+            diag(f"p2pmem/{a}: {f.read().strip()}")
+    size = 64 << 10
+    fd = os.open(os.path.join(d, "allocate"), os.O_RDWR)
+    try:
+        m = mmap.mmap(fd, size, mmap.MAP_SHARED)
+    finally:
+        os.close(fd)
+    data = os.urandom(PAGE) + pattern("p2p", size - PAGE)
+    m[:] = data
+    ok = m[:] == data
+    half = int(param("window_offset"))
+    where = file_read(gpubar, 0, half).find(data[:PAGE])
+    m.close()
+    if where < 0:
+        diag("the allocation's bytes are not in the first half of the BAR")
+        return 1
+    diag(f"64 KiB allocation at BAR offset {where:#x}")
+    return 0 if ok else 1
+
+
+class Bufs:
+    """Two device buffers A (window offset 0) and B (1 MiB), and the disk."""
+
+    def __init__(self, gpubar, disk, size):
+        self.gpubar, self.size = gpubar, size
+        self.win = int(param("window_offset"))
+        self.off_a, self.off_b = 0, 1 << 20
+        self.fd = open_dev()
+        self.a = buf_map(self.fd, size, self.off_a)
+        self.b = buf_map(self.fd, size, self.off_b)
+        self.disk = os.open(disk, os.O_RDWR | os.O_DIRECT)
+        self.host = mmap.mmap(-1, size)
+
+    def dev(self, off):
+        return file_read(self.gpubar, self.win + off, self.size)
+
+    def set_dev(self, off, data):
+        file_write(self.gpubar, self.win + off, data)
+
+    def close(self):
+        for m in (self.a, self.b, self.host):
+            m.close()
+        os.close(self.disk)
+        os.close(self.fd)
+
+
+def try_io(fn, *args):
+    """(result or None, errno or 0, seconds)."""
+    t0 = time.monotonic()
+    try:
+        r = fn(*args)
+        return r, 0, time.monotonic() - t0
+    except OSError as e:
+        return None, e.errno, time.monotonic() - t0
+
+
+def cmd_io(gpubar, disk, size):
+    size = int(size)
+    b = Bufs(gpubar, disk, size)
+    dev_a, old_b = os.urandom(size), pattern("dvB", size)
+    st_a, st_b = pattern("stA", size), pattern("stB", size)
+    b.set_dev(b.off_a, dev_a)
+    b.set_dev(b.off_b, old_b)
+    b.a[:] = st_a
+    b.b[:] = st_b
+    ok = True
+
+    def check(what, cond):
+        nonlocal ok
+        diag(f"{what}: {'ok' if cond else 'FAILED'}")
+        ok = ok and cond
+
+    n = os.pwritev(b.disk, [b.a], LBA_DEV)
+    check(f"O_DIRECT write of {size} bytes from device buffer A", n == size)
+    n = os.preadv(b.disk, [b.host], LBA_DEV)
+    got = b.host[:]
+    check("the disk holds A's device memory",
+          n == size and got == dev_a)
+    if got == st_a:
+        diag("the disk holds A's stand-in pattern: the write bypassed the provider")
+    check("A's stand-ins keep their pattern", b.a[:] == st_a)
+
+    n = os.preadv(b.disk, [b.b], LBA_DEV)
+    check(f"O_DIRECT read of {size} bytes into device buffer B", n == size)
+    got = b.dev(b.off_b)
+    check("B's device memory (read from the gpubar file) holds what was read",
+          got == dev_a)
+    if got == old_b:
+        diag("B's device memory is unchanged")
+    check("B's stand-ins keep their pattern (the read did not land there)",
+          b.b[:] == st_b)
+    if b.b[:] == dev_a:
+        diag("B's stand-ins hold the data: the read bypassed the provider")
+
+    # the same I/O through an ordinary host buffer
+    host_data = pattern("hst", size)
+    b.host[:] = host_data
+    n = os.pwritev(b.disk, [b.host], LBA_HOST)
+    b.host[:] = bytes(size)
+    m = os.preadv(b.disk, [b.host], LBA_HOST)
+    check("host buffer: written and read back as usual",
+          n == size and m == size and b.host[:] == host_data)
+    b.close()
+    return 0 if ok else 1
+
+
+def set_unreachable(val):
+    # a newline at least: writing "" makes no write(2) at all
+    with open(os.path.join(PARAMS, "unreachable"), "w") as f:
+        f.write(val + "\n")
+
+
+def cmd_unreachable(gpubar, disk, rdmadev):
+    size = 64 << 10
+    b = Bufs(gpubar, disk, size)
+    old_b = pattern("unB", size)
+    b.set_dev(b.off_b, old_b)
+    b.a[:] = pattern("unA", size)
+    ok = True
+    set_unreachable(rdmadev)
+    try:
+        diag(f"unreachable = {param('unreachable')}")
+        _, err, secs = try_io(os.pwritev, b.disk, [b.a], LBA_DEV)
+        diag(f"write from A: {errno.errorcode.get(err, err)} after {secs:.2f} s")
+        ok = err == errno.EREMOTEIO and secs < 10
+        _, err, secs = try_io(os.preadv, b.disk, [b.b], LBA_DEV)
+        diag(f"read into B: {errno.errorcode.get(err, err)} after {secs:.2f} s")
+        ok = ok and err == errno.EREMOTEIO and secs < 10
+        if b.dev(b.off_b) != old_b:
+            diag("B's device memory changed")
+            ok = False
+    finally:
+        set_unreachable("")
+    n, err, _ = try_io(os.preadv, b.disk, [b.b], LBA_DEV)
+    diag(f"unreachable cleared: read into B: "
+         f"{n if n is not None else errno.errorcode.get(err, err)}")
+    ok = ok and n == size
+    b.close()
+    return 0 if ok else 1
+
+
+def cmd_revoke(gpubar, disk):
+    size = 64 << 10
+    b = Bufs(gpubar, disk, size)
+    ok = True
+    revoke(b.fd, buf_addr(b.a))
+    for what, fn, buf in (("write from", os.pwritev, b.a),
+                          ("read into", os.preadv, b.a)):
+        _, err, secs = try_io(fn, b.disk, [buf], LBA_DEV)
+        diag(f"revoked: {what} A: {errno.errorcode.get(err, err)} "
+             f"after {secs:.2f} s")
+        ok = ok and err == errno.EREMOTEIO
+    n, err, _ = try_io(os.preadv, b.disk, [b.b], LBA_DEV)
+    diag(f"B, not revoked: read: "
+         f"{n if n is not None else errno.errorcode.get(err, err)}")
+    ok = ok and n == size
+    # an address outside any buffer of this file
+    try:
+        revoke(b.fd, buf_addr(b.host))
+        diag("revoke of a host buffer: accepted (want EINVAL)")
+        ok = False
+    except OSError as e:
+        diag(f"revoke of a host buffer: {errno.errorcode.get(e.errno, e.errno)}")
+        ok = ok and e.errno == errno.EINVAL
+    b.close()
+    return 0 if ok else 1
+
+
+COMMANDS = {
+    "bdf": cmd_bdf,
+    "coherence": cmd_coherence,
+    "buffer": cmd_buffer,
+    "refused": cmd_refused,
+    "pin": cmd_pin,
+    "p2pmem": cmd_p2pmem,
+    "io": cmd_io,
+    "unreachable": cmd_unreachable,
+    "revoke": cmd_revoke,
+}
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return COMMANDS[sys.argv[1]](*sys.argv[2:])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
