@@ -162,7 +162,10 @@ DECLARE_STATIC_KEY_FALSE(nvfab_peer_providers);
  * nvfab_peer_possible() - is any peer-memory provider registered?
  *
  * Lets a transport skip the page checks of nvfab_peer_map_sg() on hosts
- * without one. Context: any.
+ * without one.
+ *
+ * Context: any.
+ * Return: true while at least one provider is registered.
  */
 static inline bool nvfab_peer_possible(void)
 {
