@@ -116,7 +116,7 @@ b_checks=(
 	"unreachable=$RDMA_DEV: I/O on device buffers fails at once with EREMOTEIO"
 	"revoked buffer: I/O fails with EREMOTEIO, another buffer works"
 	"controller still live after the refused I/O"
-	"peer_mem/ counters: ios and bytes of the device-buffer I/O, map_failures of the refused, no bounces"
+	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head with the path skipped, no bounces"
 	"disconnect, nvfab modules unload"
 )
 if [ -n "$why" ]; then
@@ -130,20 +130,29 @@ else
 			rdma_connect ",nr_io_queues=2" &&
 			ktap_diag "connected: $REPLY_LINE, $DEV"
 	}
-	# pm NAME: a peer_mem/ counter of the controller
+	# pm NAME, hpm NAME: a peer_mem/ counter of the controller, the head
 	pm() { cat "$CTRL/peer_mem/$1" 2>/dev/null || echo -1; }
+	hpm() { cat "/sys/block/${DEV#/dev/}/peer_mem/$1" 2>/dev/null || echo -1; }
+	# The refused I/O never reaches the controller: the head finds that
+	# no path reaches the memory, fails it (its map_failures) and counts
+	# the controller as passed over (its unreachable_skips).
 	counters() {
 		local ios=$(($(pm ios) - IOS0)) bytes=$(($(pm bytes) - BYTES0))
-		local fails=$(($(pm map_failures) - FAILS0)) bounces
-		bounces=$(pm bounces)
-		ktap_diag "peer_mem: ios +$ios, bytes +$bytes, map_failures +$fails, bounces $bounces"
+		local skips=$(($(pm unreachable_skips) - SKIPS0))
+		local hios=$(($(hpm ios) - HIOS0)) hfails=$(($(hpm map_failures) - HFAILS0))
+		local bounces hbounces
+		bounces=$(pm bounces) hbounces=$(hpm bounces)
+		ktap_diag "controller peer_mem: ios +$ios, bytes +$bytes, unreachable_skips +$skips, map_failures $(pm map_failures), bounces $bounces"
+		ktap_diag "head peer_mem: ios +$hios, map_failures +$hfails, bounces $hbounces"
 		# each io command: a write from and a read into device buffers
 		[ "$ios" -ge 6 ] && [ "$bytes" -ge $((2 * (4096 + (128 << 10) + (1 << 20)))) ] &&
-			[ "$fails" -ge 4 ] && [ "$bounces" = 0 ]
+			[ "$hios" -ge 6 ] && [ "$skips" -ge 4 ] && [ "$hfails" -ge 4 ] &&
+			[ "$bounces" = 0 ] && [ "$hbounces" = 0 ]
 	}
 	if rdma_setup; then
 		ktap_pass "${b_checks[0]}"
-		IOS0=$(pm ios) BYTES0=$(pm bytes) FAILS0=$(pm map_failures)
+		IOS0=$(pm ios) BYTES0=$(pm bytes) SKIPS0=$(pm unreachable_skips)
+		HIOS0=$(hpm ios) HFAILS0=$(hpm map_failures)
 		ktap_check "${b_checks[1]}" buf io "$GPUBAR" "$DEV" 4096
 		ktap_check "${b_checks[2]}" buf io "$GPUBAR" "$DEV" $((128 << 10))
 		ktap_check "${b_checks[3]}" buf io "$GPUBAR" "$DEV" $((1 << 20))
