@@ -631,6 +631,10 @@ bool nvfab_peer_rq_has_peer(struct request *rq)
 
 	if (!nvfab_peer_possible())
 		return false;
+	/* a discard's range list is the driver's own (host) memory */
+	if ((rq->rq_flags & RQF_SPECIAL_PAYLOAD) || !rq->bio ||
+	    !bio_has_data(rq->bio))
+		return false;
 	rcu_read_lock();
 	rq_for_each_bvec(bv, rq, iter) {
 		unsigned long pfn = page_to_pfn(bv.bv_page);
