@@ -9,6 +9,8 @@
 #   make lint                           checkpatch, sparse, kernel-doc
 #   make demo                           the main job (see README.md)
 #   make bench                          nvfab vs in-kernel NVMe/TCP ratios
+#   make peermem-test-stock             the peer-memory test provider for
+#                                       the stock kernel (make check)
 #   make dkms.conf                      regenerate dkms.conf from VERSION
 #   make dkms-install [KVER=<release>]  install with DKMS from this checkout
 #   make dkms-uninstall                 undo it: dkms remove, rm the source
@@ -42,7 +44,7 @@ EXAMPLESDIR ?= $(PREFIX)/share/nvfab/examples
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
 .PHONY: all modules conftest clean check check-full lint demo bench \
-	test-modules dkms-install dkms-uninstall deb install uninstall help
+	test-modules peermem-test-stock dkms-install dkms-uninstall deb install uninstall help
 
 all: modules
 
@@ -75,6 +77,12 @@ endef
 
 test-modules:
 	$(call build_copy,test,$$(tools/testing/vm/build-kernel.sh),NVFAB_KUNIT=1)
+
+# The peer-memory test provider for the stock kernel's headers (with the
+# modules it links against; the guest loads those from DKMS):
+# build/peermem-test-stock/tools/testing/peermem-test/nvfab-peermem-test.ko
+peermem-test-stock:
+	$(call build_copy,peermem-test-stock,$${STOCK_KDIR:-/usr/src/linux-headers-$$(bash -c '. tools/testing/vm/lib.sh && stock_kver')},NVFAB_PEERMEM_TEST=1)
 
 check:
 	tools/testing/vm/check-all.sh

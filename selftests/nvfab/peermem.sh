@@ -39,11 +39,19 @@ trap peermem_cleanup EXIT
 
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
+# The test kernel's build (NVFAB_MODDIR, make test-modules) or, with the
+# DKMS modules of the stock kernel, make peermem-test-stock's for this
+# kernel.
 TEST_KO=
-[ -n "${NVFAB_MODDIR:-}" ] &&
+if [ -n "${NVFAB_MODDIR:-}" ]; then
 	TEST_KO=$(find "$NVFAB_MODDIR" -name "$TEST_MOD.ko" -print -quit 2>/dev/null)
+else
+	TEST_KO=$(cd "$(dirname "$0")/../.." && pwd)/build/peermem-test-stock/tools/testing/peermem-test/$TEST_MOD.ko
+	[ "$(modinfo -F vermagic "$TEST_KO" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] ||
+		TEST_KO=
+fi
 [ -n "$TEST_KO" ] ||
-	ksft_skip_all "no $TEST_MOD.ko in NVFAB_MODDIR (built with NVFAB_KUNIT=1 for the test kernel only)"
+	ksft_skip_all "no $TEST_MOD.ko for $(uname -r) (make test-modules for the test kernel, make peermem-test-stock for the stock one)"
 BDF=$(buf bdf) || ksft_skip_all "no ivshmem-plain device (1af4:1110)"
 [ -r "$GPUBAR" ] || ksft_skip_all "no BAR backing file $GPUBAR (run-vm.sh's NVFAB_GPUBAR_FILE)"
 

@@ -15,7 +15,8 @@
 #                        make dkms-uninstall), then install nvfab for the
 #                        stock Debian kernel
 #  7. test guest         KUnit + selftests under KASAN/lockdep/kmemleak
-#  8. stock guest        the DKMS modules load, work and unload
+#  8. stock guest        the DKMS modules load, work and unload (and the
+#                        peer-memory test provider, make peermem-test-stock)
 #  9. newest guest       Debian's newest kernel image (matrix-image.sh, the
 #                        release step 5 built against) booted with nvfab
 #                        built for it by DKMS: modules.sh and the short demo
@@ -176,6 +177,12 @@ kver=$(stock_kver)
 if scripts/dkms-install.sh "$kver" >"$out/dkms.log" 2>&1; then
 	lines+=("dkms: nvfab $(cat VERSION) installed for $kver")
 	stock_ok=1
+	# The peer-memory test provider for that kernel (peermem.sh in the
+	# stock guest: the registered-buffer route on a kernel without
+	# P2PDMA); peermem.sh skips when it is missing.
+	STOCK_KDIR=/usr/src/linux-headers-$kver make -s peermem-test-stock \
+		>"$out/peermem-test-stock.log" 2>&1 ||
+		{ tail -20 "$out/peermem-test-stock.log"; add_line "peermem-test-stock build" "0 passed, 1 failed"; }
 else
 	tail -30 "$out/dkms.log"
 	add_line "dkms install" "0 passed, 1 failed"

@@ -7,7 +7,9 @@
 # scenario of the hostile target (hostile.sh) passes, the boot-time
 # configuration (persist.sh: modules-load.d, nvfab-boot.service's command)
 # connects as it would at boot, NVMe/RDMA works on soft RoCE with the
-# DKMS-built nvfab-rdma (rdma_io.sh), nvfab-discovery follows nvmet's
+# DKMS-built nvfab-rdma (rdma_io.sh), peer memory's registered-buffer
+# route with the test provider from make peermem-test-stock (peermem.sh;
+# this kernel has no P2PDMA), nvfab-discovery follows nvmet's
 # discovery controller (discovery.sh) and refuses the malformed or
 # shifting logs of the hostile discovery target (hostile_disc.sh), the
 # udev rules name the heads of the installed modules (udev.sh), nvfabctl
@@ -35,7 +37,7 @@ ktap=$OUT/selftests.ktap
 # NVFAB_STOCK_SELFTESTS replaces that list: check-all.sh's newest-kernel
 # guest (Debian's newest kernel from matrix-image.sh) runs modules.sh and
 # the short demo (demo.sh).
-NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh rdma_io.sh rdma_mpath.sh rdma_recovery.sh discovery.sh hostile_disc.sh hostile.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
+NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh rdma_io.sh rdma_mpath.sh rdma_recovery.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
 	timeout 2700 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"
