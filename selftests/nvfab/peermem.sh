@@ -17,7 +17,17 @@
 # O_DIRECT write from a device buffer sends the device memory's bytes, a
 # read into one fills its device memory (checked in the backing file) and
 # not its stand-ins; an RDMA device named in the "unreachable" parameter
-# and a revoked buffer fail the I/O at once with EREMOTEIO.
+# and a revoked buffer fail the I/O at once with EREMOTEIO; a revoke with
+# I/O running returns and fails what comes after it; the provider cannot
+# be unloaded under I/O; on P2PDMA kernels, O_DIRECT on p2pmem/allocate
+# pages (route 1) goes through the head into the BAR.
+#
+# Part C, path choice: a second rdma path (the wire topology's device) and
+# a tcp path join the head. Peer I/O takes only rdma paths (the tcp path
+# is counted as skipped), P2PDMA pages are refused at once while the tcp
+# path is in the head (it cannot take them, so the head no longer
+# advertises BLK_FEAT_PCI_P2PDMA) and work again once it is gone, and with
+# the first rdma device unreachable peer I/O takes the second path only.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -26,7 +36,7 @@ set -u
 HELPER="$(dirname "$0")/peermem_buf.py"
 TEST_MOD=nvfab-peermem-test
 GPUBAR=${NVFAB_GPUBAR_FILE:-${OUT:-/tmp/out}/.vm/gpubar}
-PART_B=9
+PART_B=16
 
 buf() { python3 -B -S "$HELPER" "$@"; }
 
@@ -83,13 +93,14 @@ ktap_check "rmmod $TEST_MOD refused while a buffer is mapped, works after" \
 	buf pin "$TEST_MOD"
 ktap_check "$TEST_MOD loads again" load_test
 
+P2PMEM='' P2PMEM_WHY="this kernel has no CONFIG_PCI_P2PDMA (route 1 unavailable; the registered-buffer route is the one tested)"
 if [ -d "/sys/bus/pci/devices/$BDF/p2pmem" ] ||
 	[ "${NVFAB_KERNEL:-}" = test ]; then
 	ktap_check "p2pmem/allocate mmaps the BAR's first half (P2PDMA)" \
-		buf p2pmem "$GPUBAR" "$BDF"
+		buf p2pmem "$GPUBAR" "$BDF" && P2PMEM=1
+	P2PMEM_WHY="p2pmem/allocate failed"
 else
-	ktap_skip "p2pmem/allocate mmaps the BAR's first half (P2PDMA)" \
-		"this kernel has no CONFIG_PCI_P2PDMA"
+	ktap_skip "p2pmem/allocate mmaps the BAR's first half (P2PDMA)" "$P2PMEM_WHY"
 fi
 
 # Part B needs nvfab-rdma to map requests through nvfab-peermem.
@@ -123,8 +134,15 @@ b_checks=(
 	"1 MiB from and into device buffers: device memory, not stand-ins"
 	"unreachable=$RDMA_DEV: I/O on device buffers fails at once with EREMOTEIO"
 	"revoked buffer: I/O fails with EREMOTEIO, another buffer works"
+	"revoke with I/O running: returns, later I/O fails with EREMOTEIO, no hang"
+	"rmmod $TEST_MOD refused with I/O on its buffer running, the I/O unaffected"
+	"P2PDMA pages (p2pmem/allocate), 128 KiB and 1 MiB, from and into the BAR through the head"
 	"controller still live after the refused I/O"
 	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head with the path skipped, no bounces"
+	"a second rdma path ($RDMA_W_HDEV) and a tcp path join the head"
+	"peer I/O on three paths: only rdma paths carry it, the tcp path is skipped"
+	"P2PDMA pages refused at once (EREMOTEIO) while the tcp path is in the head, work again without it"
+	"unreachable=$RDMA_DEV: peer I/O takes the other rdma path only"
 	"disconnect, nvfab modules unload"
 )
 if [ -n "$why" ]; then
@@ -157,6 +175,48 @@ else
 			[ "$hios" -ge 6 ] && [ "$skips" -ge 4 ] && [ "$hfails" -ge 4 ] &&
 			[ "$bounces" = 0 ] && [ "$hbounces" = 0 ]
 	}
+	# more_paths: the wire topology's rdma path (CR2) and the
+	# topology's tcp path 1 (CT) to the same subsystem, in DEV's head.
+	more_paths() {
+		local d=$DEV
+		rdma_wire_up && rdma_wire_nvmet_port && rdma_wire_connect &&
+			CR2=$CTRL && nvfab_load nvfab-tcp && nvfab_connect_path 1 &&
+			CT=$CTRL && CTRL=$CR1 &&
+			ktap_diag "paths: ${CR1##*/} ($RDMA_DEV), ${CR2##*/} ($RDMA_W_HDEV), ${CT##*/} (tcp); head $DEV" &&
+			test "$DEV" = "$d"
+	}
+	# c NAME CTRLDIR: a peer_mem/ counter of CTRLDIR
+	c() { cat "$2/peer_mem/$1" 2>/dev/null || echo -1; }
+	snap() { S1=$(c ios "$CR1") S2=$(c ios "$CR2") ST=$(c ios "$CT") K1=$(c unreachable_skips "$CR1") KT=$(c unreachable_skips "$CT"); }
+	deltas() {
+		D1=$(($(c ios "$CR1") - S1)) D2=$(($(c ios "$CR2") - S2)) DT=$(($(c ios "$CT") - ST))
+		DK1=$(($(c unreachable_skips "$CR1") - K1)) DKT=$(($(c unreachable_skips "$CT") - KT))
+		ktap_diag "peer ios: ${CR1##*/} +$D1, ${CR2##*/} +$D2, ${CT##*/} +$DT; skipped: ${CR1##*/} +$DK1, ${CT##*/} +$DKT"
+	}
+	three_paths() {
+		snap
+		buf io "$GPUBAR" "$DEV" $((64 << 10)) || return
+		deltas
+		[ $((D1 + D2)) -ge 2 ] && [ "$DT" = 0 ] && [ "$DKT" -ge 2 ]
+	}
+	ct_gone() { ! test -e "$CT"; }
+	p2p_tcp() {
+		buf p2pio "$GPUBAR" "$BDF" "$DEV" $((64 << 10)) refused || return
+		echo 1 >"$CT/delete_controller" &&
+			busywait 30000 ct_gone &&
+			buf p2pio "$GPUBAR" "$BDF" "$DEV" $((64 << 10)) || return
+		nvfab_connect_path 1 && CT=$CTRL && CTRL=$CR1
+	}
+	other_rdma() {
+		local rc=0
+		echo "$RDMA_DEV" >"$P/unreachable" || return
+		snap
+		buf io "$GPUBAR" "$DEV" $((64 << 10)) || rc=1
+		echo >"$P/unreachable"
+		deltas
+		[ "$rc" = 0 ] && [ "$D1" = 0 ] && [ "$D2" -ge 2 ] &&
+			[ "$DK1" -ge 2 ] && [ "$DT" = 0 ]
+	}
 	if rdma_setup; then
 		ktap_pass "${b_checks[0]}"
 		IOS0=$(pm ios) BYTES0=$(pm bytes) SKIPS0=$(pm unreachable_skips)
@@ -166,10 +226,33 @@ else
 		ktap_check "${b_checks[3]}" buf io "$GPUBAR" "$DEV" $((1 << 20))
 		ktap_check "${b_checks[4]}" buf unreachable "$GPUBAR" "$DEV" "$RDMA_DEV"
 		ktap_check "${b_checks[5]}" buf revoke "$GPUBAR" "$DEV"
-		ktap_check "${b_checks[6]}" test "$(cat "$CTRL/state")" = live
-		ktap_check "${b_checks[7]}" counters
-		ktap_check "${b_checks[8]}" eval \
-			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core'
+		ktap_check "${b_checks[6]}" buf revoke_busy "$GPUBAR" "$DEV"
+		ktap_check "${b_checks[7]}" buf pin_busy "$TEST_MOD" "$DEV"
+		if [ -n "$P2PMEM" ]; then
+			ktap_check "${b_checks[8]}" eval \
+				'buf p2pio "$GPUBAR" "$BDF" "$DEV" $((128 << 10)) &&
+				buf p2pio "$GPUBAR" "$BDF" "$DEV" $((1 << 20))'
+		else
+			ktap_skip "${b_checks[8]}" "$P2PMEM_WHY"
+		fi
+		ktap_check "${b_checks[9]}" test "$(cat "$CTRL/state")" = live
+		ktap_check "${b_checks[10]}" counters
+		CR1=$CTRL
+		if ktap_check "${b_checks[11]}" more_paths; then
+			ktap_check "${b_checks[12]}" three_paths
+			if [ -n "$P2PMEM" ]; then
+				ktap_check "${b_checks[13]}" p2p_tcp
+			else
+				ktap_skip "${b_checks[13]}" "$P2PMEM_WHY"
+			fi
+			ktap_check "${b_checks[14]}" other_rdma
+		else
+			for d in "${b_checks[@]:12:3}"; do
+				ktap_skip "$d" "the paths did not join"
+			done
+		fi
+		ktap_check "${b_checks[15]}" eval \
+			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-tcp nvfab-fabrics nvfab-core'
 	else
 		ktap_fail "${b_checks[0]}"
 		for d in "${b_checks[@]:1}"; do

@@ -10,6 +10,9 @@
   peermem_buf.py io GPUBAR DISK SIZE
   peermem_buf.py unreachable GPUBAR DISK RDMADEV
   peermem_buf.py revoke GPUBAR DISK
+  peermem_buf.py p2pio GPUBAR BDF DISK SIZE [refused]
+  peermem_buf.py revoke_busy GPUBAR DISK
+  peermem_buf.py pin_busy MODULE DISK
 
 GPUBAR is the file behind the ivshmem BAR 2 ($NVFAB_GPUBAR_FILE): byte i of
 the file is byte i of the BAR. A device buffer is an mmap of
@@ -39,6 +42,17 @@ when its checks hold, 1 otherwise.
                it works again
   revoke       after the revoke ioctl, I/O on the buffer fails with
                EREMOTEIO; another buffer still works
+  p2pio        route 1: O_DIRECT write of SIZE bytes to DISK from a
+               p2pmem/allocate mapping of BDF (P2PDMA pages) writes its
+               bytes; a read into another allocation lands in the BAR
+               (found in GPUBAR). With "refused": both fail at once with
+               EREMOTEIO (a path of the disk cannot take P2PDMA pages)
+  revoke_busy  four threads loop I/O on a device buffer; the revoke ioctl
+               returns while they run, and every I/O issued after it
+               returned fails with EREMOTEIO, none with another error;
+               another buffer still works
+  pin_busy     rmmod MODULE is refused while I/O on one of its buffers
+               runs, and the I/O goes on without an error
 """
 import ctypes
 import errno
@@ -46,6 +60,7 @@ import mmap
 import os
 import subprocess
 import sys
+import threading
 import time
 
 DEV = "/dev/nvfab-peermem-test"
@@ -86,6 +101,21 @@ def file_read(path, off, size):
                 break
             data += chunk
         return data
+
+
+def file_find(path, needle, limit):
+    """The offset of needle in the first limit bytes of path, or -1. Reads
+    1 MiB at a time and stops at the first hit: the guest reads the file
+    over 9p, slowly, and allocations sit at the start of the BAR."""
+    chunk, off, tail = 1 << 20, 0, b""
+    while off < limit:
+        data = tail + file_read(path, off, min(chunk, limit - off))
+        where = data.find(needle)
+        if where >= 0:
+            return off - len(tail) + where
+        tail = data[-(len(needle) - 1):] if len(needle) > 1 else b""
+        off += chunk
+    return -1
 
 
 def file_write(path, off, data):
@@ -301,7 +331,7 @@ def cmd_p2pmem(gpubar, bdf):
     m[:] = data
     ok = m[:] == data
     half = int(param("window_offset"))
-    where = file_read(gpubar, 0, half).find(data[:PAGE])
+    where = file_find(gpubar, data[:PAGE], half)
     m.close()
     if where < 0:
         diag("the allocation's bytes are not in the first half of the BAR")
@@ -458,6 +488,148 @@ def cmd_revoke(gpubar, disk):
     return 0 if ok else 1
 
 
+def p2p_alloc(bdf, size):
+    fd = os.open(f"/sys/bus/pci/devices/{bdf}/p2pmem/allocate", os.O_RDWR)
+    try:
+        return mmap.mmap(fd, size, mmap.MAP_SHARED)
+    finally:
+        os.close(fd)
+
+
+def cmd_p2pio(gpubar, bdf, disk, size, mode="ok"):
+    size = int(size)
+    half = int(param("window_offset"))
+    a, b = p2p_alloc(bdf, size), p2p_alloc(bdf, size)
+    data, mark = os.urandom(size), os.urandom(size)
+    a[:] = data
+    b[:] = mark
+    off_b = file_find(gpubar, mark[:PAGE], half)
+    diag(f"P2PDMA allocations at BAR offsets "
+         f"{file_find(gpubar, data[:PAGE], half):#x}, {off_b:#x}")
+    fd = os.open(disk, os.O_RDWR | os.O_DIRECT)
+    host = mmap.mmap(-1, size)
+    ok = off_b >= 0
+    if mode == "refused":
+        for what, fn, buf in (("write from", os.pwritev, a),
+                              ("read into", os.preadv, b)):
+            _, err, secs = try_io(fn, fd, [buf], LBA_DEV)
+            diag(f"{what} P2PDMA pages: {errno.errorcode.get(err, err)} "
+                 f"after {secs:.2f} s")
+            ok = ok and err == errno.EREMOTEIO and secs < 10
+        ok = ok and file_read(gpubar, off_b, size) == mark
+    else:
+        n, err, _ = try_io(os.pwritev, fd, [a], LBA_DEV)
+        diag(f"O_DIRECT write of {size} bytes from P2PDMA pages: "
+             f"{n if n is not None else errno.errorcode.get(err, err)}")
+        ok = ok and n == size
+        m = os.preadv(fd, [host], LBA_DEV)
+        ok = ok and m == size and host[:] == data
+        diag(f"the disk holds the P2PDMA pages' bytes: {host[:] == data}")
+        n, err, _ = try_io(os.preadv, fd, [b], LBA_DEV)
+        diag(f"O_DIRECT read of {size} bytes into P2PDMA pages: "
+             f"{n if n is not None else errno.errorcode.get(err, err)}")
+        got = file_read(gpubar, off_b, size)
+        diag(f"the BAR (gpubar file) holds what was read: {got == data}")
+        ok = ok and n == size and got == data
+    host.close()
+    os.close(fd)
+    a.close()
+    b.close()
+    return 0 if ok else 1
+
+
+class Loop:
+    """THREADS threads doing O_DIRECT I/O on BUF until stopped or failed."""
+
+    def __init__(self, disk, buf, threads=4):
+        self.buf, self.stop = buf, threading.Event()
+        self.fds = [os.open(disk, os.O_RDWR | os.O_DIRECT)
+                    for _ in range(threads)]
+        self.lock = threading.Lock()
+        self.log = []           # (start, end, errno)
+        self.threads = [threading.Thread(target=self.run, args=(i,))
+                        for i in range(threads)]
+        for t in self.threads:
+            t.start()
+
+    def run(self, i):
+        fn = os.pwritev if i % 2 else os.preadv
+        while not self.stop.is_set():
+            t0 = time.monotonic()
+            _, err, _ = try_io(fn, self.fds[i], [self.buf],
+                               LBA_DEV + i * len(self.buf))
+            with self.lock:
+                self.log.append((t0, time.monotonic(), err))
+            if err:
+                time.sleep(0.05)
+
+    def finish(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(60)
+        alive = sum(t.is_alive() for t in self.threads)
+        for fd in self.fds:
+            os.close(fd)
+        return alive
+
+
+def cmd_revoke_busy(gpubar, disk):
+    size = 256 << 10
+    b = Bufs(gpubar, disk, size)
+    loop = Loop(disk, b.a)
+    time.sleep(1.5)
+    t0 = time.monotonic()
+    err = 0
+    try:
+        revoke(b.fd, buf_addr(b.a))
+    except OSError as e:
+        err = e.errno
+    t1 = time.monotonic()
+    time.sleep(1.5)
+    alive = loop.finish()
+    before = [e for s, _, e in loop.log if s < t0]
+    after = [e for s, _, e in loop.log if s > t1]
+    during = [e for s, _, e in loop.log if t0 <= s <= t1]
+    name = errno.errorcode.get
+    diag(f"revoke ioctl: {name(err, err) if err else 'ok'} in {t1 - t0:.3f} s "
+         f"with I/O running")
+    diag(f"I/O before: {len(before)}, errors "
+         f"{sorted({name(e, e) for e in before if e})}")
+    diag(f"I/O issued during the ioctl: {len(during)}, results "
+         f"{sorted({name(e, e) if e else 'ok' for e in during})}")
+    diag(f"I/O issued after it returned: {len(after)}, results "
+         f"{sorted({name(e, e) if e else 'ok' for e in after})}")
+    ok = (not err and not alive and t1 - t0 < 10 and before and
+          not any(before) and after and
+          all(e == errno.EREMOTEIO for e in after) and
+          all(e in (0, errno.EREMOTEIO) for e in during))
+    if alive:
+        diag(f"{alive} I/O threads still blocked")
+    n, err, _ = try_io(os.preadv, b.disk, [b.b], LBA_DEV)
+    diag(f"B, not revoked: read: {n if n is not None else name(err, err)}")
+    ok = ok and n == size
+    b.close()
+    return 0 if ok else 1
+
+
+def cmd_pin_busy(module, disk):
+    fd = open_dev()
+    m = buf_map(fd, 256 << 10, 2 << 20)
+    os.close(fd)
+    loop = Loop(disk, m)
+    time.sleep(1)
+    rc, out = rmmod(module)
+    diag(f"rmmod {module} with I/O running: exit {rc}: {out}")
+    time.sleep(1)
+    alive = loop.finish()
+    errs = sorted({errno.errorcode.get(e, e) for _, _, e in loop.log if e})
+    diag(f"I/O: {len(loop.log)}, errors {errs}")
+    ok = (rc != 0 and not alive and loop.log and not errs and
+          os.path.isdir(f"/sys/module/{module.replace('-', '_')}"))
+    m.close()
+    return 0 if ok else 1
+
+
 COMMANDS = {
     "bdf": cmd_bdf,
     "coherence": cmd_coherence,
@@ -468,6 +640,9 @@ COMMANDS = {
     "io": cmd_io,
     "unreachable": cmd_unreachable,
     "revoke": cmd_revoke,
+    "p2pio": cmd_p2pio,
+    "revoke_busy": cmd_revoke_busy,
+    "pin_busy": cmd_pin_busy,
 }
 
 
