@@ -682,7 +682,8 @@ static int nvpn_pin_locked(struct nvpn_buf *buf)
 				   (void *)(unsigned long)buf->id);
 	if (ret) {
 		buf->pt = NULL;
-		return ret;
+		/* kernel-internal codes (the driver's ENOTSUPP): not for users */
+		return ret <= -EBADHANDLE ? -EOPNOTSUPP : ret;
 	}
 	pt = buf->pt;
 	if (!NVIDIA_P2P_PAGE_TABLE_VERSION_COMPATIBLE(pt) ||
