@@ -4,6 +4,8 @@
 # files; this file is the user's entry point.
 #
 #   make [KDIR=/path/to/kernel/build]   build every module (default target)
+#        [NVIDIA_SRC=DIR|none]          with (where nv-p2p.h is found) or
+#                                       without the NVIDIA provider
 #   make check                          the test suite in a QEMU guest
 #   make check-full                     the long soaks (not run by CI)
 #   make lint                           checkpatch, sparse, kernel-doc
@@ -43,16 +45,37 @@ EXAMPLESDIR ?= $(PREFIX)/share/nvfab/examples
 # The source files DKMS and the out-of-tree build copies need.
 SRC_FILES := Kbuild Makefile VERSION dkms.conf drivers include scripts tools
 
-.PHONY: all modules conftest clean check check-full lint demo bench \
-	test-modules peermem-test-stock dkms-install dkms-uninstall deb install uninstall help
+.PHONY: all modules conftest nv-p2p clean check check-full lint demo bench \
+	test-modules peermem-test-stock dkms-install dkms-uninstall deb \
+	install uninstall help
+
+# nvfab-peermem-nvidia is built only where scripts/nv-p2p.sh finds NVIDIA's
+# nv-p2p.h: in NVIDIA_SRC when given, else in /usr/src/nvidia-*/. Its
+# nvidia_p2p_* symbols come from nvidia.ko: modpost is given NVIDIA's
+# symbol list when one is found, and told to only warn otherwise (the
+# module then loads with "no symbol version" warnings).
+NV_P2P := $(shell scripts/nv-p2p.sh "$(if $(NVIDIA_SRC),$(if $(filter none,$(NVIDIA_SRC)),none,$(abspath $(NVIDIA_SRC))))" 2>/dev/null)
+NV_P2P_DIR := $(word 1,$(NV_P2P))
+NV_P2P_SYMVERS := $(word 2,$(NV_P2P))
+NV_P2P_ARGS := $(if $(NV_P2P_DIR),NVFAB_NV_P2P=$(NV_P2P_DIR) \
+	$(if $(NV_P2P_SYMVERS),KBUILD_EXTRA_SYMBOLS=$(NV_P2P_SYMVERS),KBUILD_MODPOST_WARN=1))
 
 all: modules
 
 help:
 	@sed -n 's/^#   //p' Makefile
 
-modules: conftest
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+modules: conftest nv-p2p
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(NV_P2P_ARGS) modules
+
+# One line when the NVIDIA provider is built, nothing when it is not; an
+# error only when NVIDIA_SRC names a directory without nv-p2p.h.
+nv-p2p:
+ifneq ($(NV_P2P_DIR),)
+	@echo "nvfab-peermem-nvidia: building against $(NV_P2P_DIR)/nv-p2p.h$(if $(NV_P2P_SYMVERS),, (no NVIDIA Module.symvers: modpost only warns of undefined nvidia_p2p_* symbols))"
+else ifneq ($(filter-out none,$(NVIDIA_SRC)),)
+	@scripts/nv-p2p.sh "$(abspath $(NVIDIA_SRC))" >/dev/null
+endif
 
 conftest:
 	@if [ ! -d "$(KDIR)" ]; then \

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Print dkms.conf for the version in VERSION and the modules that
-# drivers/nvfab/Kbuild builds unconditionally. KUnit test modules (built
-# only with NVFAB_KUNIT=1) are never listed, so DKMS never installs them.
+# drivers/nvfab/Kbuild builds unconditionally, plus nvfab-peermem-nvidia on
+# the condition the Makefile builds it on. KUnit test modules (built only
+# with NVFAB_KUNIT=1) are never listed, so DKMS never installs them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 version=$(cat "$root/VERSION")
@@ -37,13 +38,30 @@ BUILD_EXCLUSIVE_KERNEL_MIN="6.12"
 BUILD_EXCLUSIVE_CONFIG="CONFIG_BLOCK CONFIG_INET CONFIG_CONFIGFS_FS CONFIG_BLK_DEV CONFIG_INFINIBAND_ADDR_TRANS"
 HDR
 
+# Only the unconditional obj-m lines, before the first conditional block.
+mapfile -t mods < <(sed -n '/^if/q;s/^obj-m += \(nvfab[a-z0-9_-]*\)\.o$/\1/p' \
+	"$root/drivers/nvfab/Kbuild")
 i=0
-# Only the unconditional obj-m lines before the KUnit section.
-sed -n '/^ifeq/q;s/^obj-m += \(nvfab[a-z0-9_-]*\)\.o$/\1/p' \
-	"$root/drivers/nvfab/Kbuild" | while read -r mod; do
+for mod in "${mods[@]}"; do
 	echo
 	echo "BUILT_MODULE_NAME[$i]=\"$mod\""
 	echo "BUILT_MODULE_LOCATION[$i]=\"drivers/nvfab/\""
 	echo "DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
 	i=$((i + 1))
 done
+
+# The NVIDIA provider: the Makefile builds it only where scripts/nv-p2p.sh
+# finds NVIDIA's nv-p2p.h, and dkms.conf, which dkms sources with bash,
+# lists it on the same test at build time (BASH_SOURCE: this dkms.conf,
+# next to scripts/). No header: no module expected, dkms build unchanged.
+cat <<NV
+
+# nvfab-peermem-nvidia: only where NVIDIA's nv-p2p.h is found (NVIDIA_SRC in
+# the environment, else /usr/src/nvidia-*/), as the Makefile builds it.
+if [ -x "\$(dirname "\${BASH_SOURCE[0]}")/scripts/nv-p2p.sh" ] &&
+	"\$(dirname "\${BASH_SOURCE[0]}")/scripts/nv-p2p.sh" >/dev/null 2>&1; then
+	BUILT_MODULE_NAME[$i]="nvfab-peermem-nvidia"
+	BUILT_MODULE_LOCATION[$i]="drivers/nvfab/"
+	DEST_MODULE_LOCATION[$i]="/updates/dkms"
+fi
+NV

@@ -3,7 +3,9 @@
 #
 # make lint: checkpatch --strict, sparse (C=2, W=1) and kernel-doc -Wall on
 # every nvfab source file, plus a dkms.conf freshness check. Any finding
-# fails. KDIR (default: the stock Debian 6.12 headers) is the sparse target;
+# fails. KDIR (default: the stock Debian 6.12 headers) is the sparse target,
+# built with the NVIDIA provider against the stub nv-p2p.h
+# (tools/testing/nv-p2p-stub/) so that it is compiled and checked too;
 # the KUnit modules are also checked against the test kernel when it is
 # built.
 set -euo pipefail
@@ -16,7 +18,7 @@ kdir=${KDIR:-/usr/src/linux-headers-$kver}
 fail=0
 
 mapfile -t files < <(git ls-files 'drivers/*.c' 'drivers/*.h' 'include/*.h' \
-	'scripts/conftest/*.c' 'tools/testing/vm/splat/*.c' 'tools/testing/peermem-test/*.c' 'tools/testing/peermem-test/*.h' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
+	'scripts/conftest/*.c' 'tools/testing/vm/splat/*.c' 'tools/testing/peermem-test/*.c' 'tools/testing/peermem-test/*.h' 'tools/testing/nv-p2p-stub/*.h' 'tools/nvfabctl/*.c' 'tools/nvfabctl/*.h' 2>/dev/null)
 
 # Tracepoint headers keep the layout of the kernel's own (include/trace/
 # events/*.h): TRACE_EVENT's TP_* arguments one per line, each opening
@@ -70,7 +72,7 @@ sparse_build() { # name kdir extra-make-args...
 }
 
 command -v sparse >/dev/null || die "sparse is not installed (run tools/testing/vm/setup.sh)"
-sparse_build stock "$kdir" || fail=1
+sparse_build stock "$kdir" NVIDIA_SRC="$REPO_ROOT/tools/testing/nv-p2p-stub" || fail=1
 tkdir=$(test_kernel_dir)
 if [ -f "$tkdir/.done" ]; then
 	sparse_build test "$tkdir" NVFAB_KUNIT=1 || fail=1
