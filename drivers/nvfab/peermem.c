@@ -18,12 +18,14 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blk-mq.h>
+#include <linux/debugfs.h>
 #include <linux/errno.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/rculist.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include <nvfab/peermem.h>
@@ -715,14 +717,50 @@ blk_status_t nvfab_peer_blk_status(int err)
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_blk_status);
 
+/*
+ * debugfs nvfab-peermem/providers: a line per registered provider with its
+ * live claims and its struct nvfab_peer_stats; empty when none is (a
+ * kernel without CONFIG_PCI_P2PDMA has no "p2pdma" line).
+ */
+static int nvfab_peer_providers_show(struct seq_file *m, void *v)
+{
+	struct nvfab_peer_provider *prov;
+
+	mutex_lock(&nvfab_peer_mutex);
+	list_for_each_entry(prov, &nvfab_peer_list, list) {
+		seq_printf(m, "%s claims %d ios %lld bytes %lld unreachable %lld revoked %lld failures %lld\n",
+			   prov->name, atomic_read(&prov->nr_claims),
+			   atomic64_read(&prov->stats.ios),
+			   atomic64_read(&prov->stats.bytes),
+			   atomic64_read(&prov->stats.unreachable),
+			   atomic64_read(&prov->stats.revoked),
+			   atomic64_read(&prov->stats.failures));
+	}
+	mutex_unlock(&nvfab_peer_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nvfab_peer_providers);
+
+static struct dentry *nvfab_peer_debugfs;
+
 static int __init nvfab_peermem_init(void)
 {
-	return nvfab_p2pdma_init();
+	int ret;
+
+	ret = nvfab_p2pdma_init();
+	if (ret)
+		return ret;
+	/* diagnostics only: the module works without them */
+	nvfab_peer_debugfs = debugfs_create_dir("nvfab-peermem", NULL);
+	debugfs_create_file("providers", 0444, nvfab_peer_debugfs, NULL,
+			    &nvfab_peer_providers_fops);
+	return 0;
 }
 module_init(nvfab_peermem_init);
 
 static void __exit nvfab_peermem_exit(void)
 {
+	debugfs_remove(nvfab_peer_debugfs);
 	nvfab_p2pdma_exit();
 	/* other providers import our symbols: every one is gone by now */
 	mtree_destroy(&nvfab_peer_claims);

@@ -66,7 +66,7 @@ BDF=$(buf bdf) || ksft_skip_all "no ivshmem-plain device (1af4:1110)"
 [ -r "$GPUBAR" ] || ksft_skip_all "no BAR backing file $GPUBAR (run-vm.sh's NVFAB_GPUBAR_FILE)"
 
 ktap_header
-ktap_set_plan $((10 + PART_B))
+ktap_set_plan $((11 + PART_B))
 dmesg_canary_start
 
 ktap_check "BAR 2 of $BDF and $GPUBAR agree (both ways)" \
@@ -85,6 +85,21 @@ bound() {
 		test "$(cat "$P/window_offset")/$(cat "$P/window_size")" = $((32 << 20))/$((32 << 20))
 }
 ktap_check "provider \"test\" bound to $BDF, /dev/nvfab-peermem-test, 32 MiB window" bound
+
+# debugfs nvfab-peermem/providers: "p2pdma" exactly when the kernel has
+# P2PDMA (route 1 says it is unavailable by its absence), and "test".
+PROVIDERS=/sys/kernel/debug/nvfab-peermem/providers
+providers() {
+	local want=absent have=absent
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	sed 's/^/# providers: /' "$PROVIDERS" || return
+	{ [ -d "/sys/bus/pci/devices/$BDF/p2pmem" ] || [ "${NVFAB_KERNEL:-}" = test ]; } &&
+		want=listed
+	grep -q '^p2pdma ' "$PROVIDERS" && have=listed
+	ktap_diag "p2pdma provider $have, expected $want"
+	[ "$want" = "$have" ] && grep -q '^test claims 0 ' "$PROVIDERS"
+}
+ktap_check "debugfs providers: test, and p2pdma only on a P2PDMA kernel" providers
 
 ktap_check "a device buffer's pattern stays in its stand-in pages" \
 	buf buffer "$GPUBAR"
@@ -170,6 +185,11 @@ else
 		bounces=$(pm bounces) hbounces=$(hpm bounces)
 		ktap_diag "controller peer_mem: ios +$ios, bytes +$bytes, unreachable_skips +$skips, map_failures $(pm map_failures), bounces $bounces"
 		ktap_diag "head peer_mem: ios +$hios, map_failures +$hfails, bounces $hbounces"
+		# the registry's count for the provider (debugfs)
+		local pios
+		pios=$(awk '$1 == "test" { for (i = 2; i < NF; i++) if ($i == "ios") print $(i + 1) }' "$PROVIDERS")
+		ktap_diag "provider test (debugfs): $(grep '^test ' "$PROVIDERS")"
+		[ "${pios:-0}" -ge 6 ] || return 1
 		# each io command: a write from and a read into device buffers
 		[ "$ios" -ge 6 ] && [ "$bytes" -ge $((2 * (4096 + (128 << 10) + (1 << 20)))) ] &&
 			[ "$hios" -ge 6 ] && [ "$skips" -ge 4 ] && [ "$hfails" -ge 4 ] &&
