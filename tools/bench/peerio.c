@@ -137,9 +137,10 @@ static int cmp_u64(const void *a, const void *b)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: peerio --disk DEV --mem host|device --rw read|write|randread|randwrite\n"
-		"              --bs BYTES --qd N --runtime S [--ramp S] [--cpu N]\n"
-		"              [--devmem PATH] [--out FILE]\n");
+	fputs("usage: peerio --disk DEV --mem host|device\n"
+	      "              --rw read|write|randread|randwrite\n"
+	      "              --bs BYTES --qd N --runtime S [--ramp S] [--cpu N]\n"
+	      "              [--devmem PATH] [--out FILE]\n", stderr);
 	exit(2);
 }
 
@@ -166,17 +167,38 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': disk = optarg; break;
-		case 'm': mem = optarg; break;
-		case 'w': rw = optarg; break;
-		case 'b': bs = strtoul(optarg, NULL, 0); break;
-		case 'q': qd = atoi(optarg); break;
-		case 't': runtime = atof(optarg); break;
-		case 'r': ramp = atof(optarg); break;
-		case 'c': cpu = *optarg ? atoi(optarg) : -1; break;
-		case 'D': devmem = optarg; break;
-		case 'o': out = optarg; break;
-		default: usage();
+		case 'd':
+			disk = optarg;
+			break;
+		case 'm':
+			mem = optarg;
+			break;
+		case 'w':
+			rw = optarg;
+			break;
+		case 'b':
+			bs = strtoul(optarg, NULL, 0);
+			break;
+		case 'q':
+			qd = atoi(optarg);
+			break;
+		case 't':
+			runtime = atof(optarg);
+			break;
+		case 'r':
+			ramp = atof(optarg);
+			break;
+		case 'c':
+			cpu = *optarg ? atoi(optarg) : -1;
+			break;
+		case 'D':
+			devmem = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	if (!disk || !mem || !rw || !bs || bs % 4096 || qd < 1 ||
@@ -199,7 +221,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (len > PROVIDER_MAX) {
-			fprintf(stderr, "peerio: %zu bytes of buffers, the provider maps at most %lu\n",
+			fprintf(stderr,
+				"peerio: %zu bytes of buffers, the provider maps at most %lu\n",
 				len, PROVIDER_MAX);
 			return 2;
 		}
