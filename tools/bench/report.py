@@ -123,7 +123,8 @@ def peer_rows():
     Under TCG and rxe "device memory" is ivshmem RAM that the CPU copies
     like any other: only the ratios and the counters mean something, and
     no ratio has a goal. The bounces (copies through host memory) must be
-    0, and host-memory I/O must not take the peer route."""
+    0, the device-memory runs must take the peer route (the head's peer
+    I/Os) and the host-memory runs must not."""
     g = ("peer: 1 nvfab-rdma controller over rxe, the same O_DIRECT I/O "
          "(peerio) into / from device memory (nvfab-peermem-test, "
          "registered-buffer route, no P2PDMA) / host memory; guest CPU time "
@@ -144,8 +145,8 @@ def peer_rows():
             "be 0)", "bounces", "copies", (NVFAB, "peer-counters"), None,
             "lower", 0),
         row("peer-dev-ios", g, "peer I/Os of the head in the device-memory "
-            "runs", "dev_peer_ios", "I/Os", (NVFAB, "peer-counters"), None,
-            "higher"),
+            "runs (must not be 0)", "dev_peer_ios", "I/Os",
+            (NVFAB, "peer-counters"), None, "higher", 1),
         row("peer-host-ios", g, "peer I/Os of the head in the host-memory "
             "runs (must be 0)", "host_peer_ios", "I/Os",
             (NVFAB, "peer-counters"), None, "lower", 0),

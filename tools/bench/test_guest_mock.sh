@@ -517,9 +517,10 @@ check "sets=peer: peer I/Os counted in the device runs only, no bounce" \
 	test "$(lines peer '"job": "peer-counters", "bounces": 0, "dev_peer_ios": 300, "host_peer_ios": 0')" = 2 \
 	-a "$(lines peer '"job": "peer-dev-.*"peer_ios": 100, "peer_bytes": 0, "bounces": 0')" = 6
 python3 "$HERE/report.py" "$TMP/peer/bench.jsonl" >"$TMP/peer/report.txt" 2>&1
-check "sets=peer: 9 peer rows with data, the two zero counts met" \
+check "sets=peer: 9 peer rows with data, the two zero counts and the device runs' peer I/Os met" \
 	test "$(grep -c '^peer .*\(info\|met\)' "$TMP/peer/report.txt")" = 9 \
 	-a "$(grep -c '^peer .*must be 0.* met (goal: every round <= 0)' "$TMP/peer/report.txt")" = 2 \
+	-a "$(grep -c '^peer .*must not be 0.* met (goal: every round >= 1)' "$TMP/peer/report.txt")" = 1 \
 	-a "$(grep -c '^peer .*CPU per I/O (us).*CPU busy A/B: 50%/50%' "$TMP/peer/report.txt")" = 3
 mock_run peerfail "NVFAB_BENCH_SETS=rdma peer" NVFAB_BENCH_ROUNDS=1 MOCK_PEER_FAIL=1 NVFAB_BENCH_PEERIO=peerio_mock
 check "peer setup fails: logged, the rdma set still runs (6), no peerio" \

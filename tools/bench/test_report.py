@@ -324,7 +324,8 @@ class ReportTest(unittest.TestCase):
     def test_peer(self):
         """The peer set: device / host memory ratios (no goals), the
         bounce count and the host runs' peer I/Os (goal: 0 in every
-        round), the device runs' peer I/Os."""
+        round), the device runs' peer I/Os (goal: at least 1 in every
+        round)."""
         j = os.path.join(self.d, "bench.jsonl")
         write(j, [x for x in synthetic() if x["job"].startswith("peer-")])
         r = run_report(j, self.d)
@@ -352,9 +353,9 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows["peer-bounces"]["goal"], 0)
         self.assertEqual(rows["peer-bounces"]["a_median"], 0)
         self.assertEqual(rows["peer-host-ios"]["status"], "met")
-        self.assertEqual(rows["peer-dev-ios"]["status"], "info")
+        self.assertEqual(rows["peer-dev-ios"]["status"], "met")
         self.assertEqual(rows["peer-dev-ios"]["a_median"], 6000)
-        self.assertEqual(s["goals"]["met"], 2)
+        self.assertEqual(s["goals"]["met"], 3)
         self.assertEqual(s["goals"]["no_data"], len(s["rows"]) - 9)
         self.assertRegex(r.stdout, r"peer 128 KiB seq read QD8 bandwidth, "
                          r"device / host memory +95000 +100000 +0\.95 "
@@ -369,6 +370,7 @@ class ReportTest(unittest.TestCase):
             if x["job"] == "peer-counters" and x["round"] == 2:
                 x["bounces"] = 1
                 x["host_peer_ios"] = 3
+                x["dev_peer_ios"] = 0
         write(j, lines)
         r = run_report(j, self.d)
         s, rows = rows_by_id(self.d)
@@ -376,7 +378,9 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows["peer-bounces"]["a_median"], 0)
         self.assertEqual(rows["peer-bounces"]["a_max"], 1)
         self.assertEqual(rows["peer-host-ios"]["status"], "NOT met")
-        self.assertEqual(s["goals"]["not_met"], 2)
+        self.assertEqual(rows["peer-dev-ios"]["status"], "NOT met")
+        self.assertEqual(s["goals"]["not_met"], 3)
+        self.assertIn("NOT met (goal: every round >= 1)", r.stdout)
         self.assertIn("NOT met (goal: every round <= 0)", r.stdout)
         # the device runs failed (no peer-dev lines): ratio rows no data,
         # the counters still shown
