@@ -20,6 +20,10 @@
 #   BENCH_SETS     scenario sets (default "single mpath"); words of:
 #                  single (QD1, QD32, 128k seq on one path), rdma (QD1,
 #                  QD32, 128k seq over rxe: nvfab-rdma vs nvme-rdma),
+#                  peer (nvfab-rdma over rxe: the same O_DIRECT I/O with
+#                  buffers in device memory, the test provider's, vs in
+#                  host memory; builds the provider with make
+#                  peermem-test-stock and tools/bench/peerio.c),
 #                  disc (asynchronous discovery: nvfab-discovery vs nvme
 #                  discover -p + uevent connect-all), mpath (= sym asym
 #                  lb ana cut), sym, asym, lb, ana, cut; see guest.sh
@@ -87,6 +91,18 @@ ensure_pkg python3-matplotlib "$out/apt.log" "plot" || true
 # linux-perf profiles the stock kernel with software events.
 [ "$NVFAB_BENCH_PROFILE" = 1 ] && { ensure_pkg linux-perf "$out/apt-perf.log" "profile" || true; }
 "$VM_DIR/setup.sh"
+# The peer set only: the test provider, which DKMS does not install, for
+# the stock kernel's headers, and its I/O driver (the guest runs the
+# host's binaries).
+if [[ " $NVFAB_BENCH_SETS " == *" peer "* ]]; then
+	log "peer set: make peermem-test-stock, peerio"
+	nice -n 10 make peermem-test-stock >"$out/peermem-test-stock.log" 2>&1 ||
+		die "make peermem-test-stock failed (see $out/peermem-test-stock.log)"
+	mkdir -p "$REPO_ROOT/build/bench-tools"
+	nice -n 10 "${CC:-cc}" -O2 -Wall -pthread -o "$REPO_ROOT/build/bench-tools/peerio" \
+		tools/bench/peerio.c >"$out/peerio-build.log" 2>&1 ||
+		die "tools/bench/peerio.c did not build (see $out/peerio-build.log)"
+fi
 scripts/dkms-install.sh "$(stock_kver)" >"$out/dkms.log" 2>&1 ||
 	die "dkms install failed (see $out/dkms.log)"
 log "guest: rounds $NVFAB_BENCH_ROUNDS, runtime ${NVFAB_BENCH_RUNTIME}s, sets '$NVFAB_BENCH_SETS'"

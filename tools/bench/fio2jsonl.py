@@ -6,7 +6,8 @@
   fio2jsonl.py ... --lat-log X_lat.1.log --event-ms T --window-ms W FIO.json
 
 Fields: init, round, job, iops, bw_kib, lat_mean_us, lat_p99_us (read
-total latency, submission included: fio's lat_ns, whose percentiles need
+total latency; of the write section instead when the job only wrote:
+its read io_bytes 0 and its write io_bytes not, submission included: fio's lat_ns, whose percentiles need
 fio --lat_percentiles=1; completion latency clat_ns where lat_ns lacks
 them), max_lat_ms (longest total latency of the run) and errors (fio's
 total_err; only counted with --continue_on_error).
@@ -55,6 +56,10 @@ so that neither fio's start nor its exit counts:
                  I/Os per second of the steady run)
 A missing or unusable file, or fewer than 2 samples in the window,
 leaves these out (with a note on stderr); the line is still written.
+
+With --set KEY=INTEGER (repeated) the line also has KEY (the peer set's
+counters of the run, from guest.sh). The input may be peerio's output
+(tools/bench/peerio.c), a fio-like JSON of the same fields.
 
 Writes nothing and exits 1 when the fio output is missing or not JSON.
 """
@@ -210,6 +215,25 @@ def ns_to(v, div):
     return None if v is None else round(v / div, 3)
 
 
+def pick_section(job):
+    """The read section, or the write one of a job that only wrote."""
+    rd = job["read"]
+    wr = job.get("write")
+    if isinstance(wr, dict) and not rd.get("io_bytes") and wr.get("io_bytes"):
+        return wr
+    return rd
+
+
+def set_arg(text):
+    key, sep, val = text.partition("=")
+    try:
+        if not sep or not key:
+            raise ValueError
+        return key, int(val)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not KEY=INTEGER: %r" % text)
+
+
 def event_list(text):
     try:
         vals = [int(v) for v in text.split(",") if v.strip()]
@@ -234,13 +258,15 @@ def main(argv=None):
                     help="/proc/stat cpu samples of the run (cpu_sample)")
     ap.add_argument("--user-hz", type=int, default=100,
                     help="ticks per second of /proc/stat (getconf CLK_TCK)")
+    ap.add_argument("--set", action="append", default=[], type=set_arg,
+                    metavar="KEY=INTEGER", help="one more field of the line")
     ap.add_argument("fio_json")
     a = ap.parse_args(argv)
 
     try:
         fio = load_fio(a.fio_json)
         job = fio["jobs"][0]
-        rd = job["read"]
+        rd = pick_section(job)
     except (OSError, ValueError, KeyError, IndexError) as e:
         print("fio2jsonl: %s: %s" % (a.fio_json, e), file=sys.stderr)
         return 1
@@ -297,6 +323,8 @@ def main(argv=None):
         except (OSError, ValueError) as e:
             print("fio2jsonl: no CPU figures for %s: %s: %s" %
                   (a.job, a.cpu_stat, e), file=sys.stderr)
+    for key, val in a.set:
+        rec[key] = val
     print(json.dumps(rec))
     return 0
 

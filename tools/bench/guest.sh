@@ -11,7 +11,7 @@
 # them into ratios.
 #
 # Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"; the
-# blocks run in the order single, rdma, disc, mpath in each round):
+# blocks run in the order single, rdma, peer, disc, mpath in each round):
 #   single  one controller on path 1: 4k randread QD1 and QD32, QD32 as
 #           $QD32_JOBS fio jobs of QD8 (more jobs than vCPUs), 128k seq read;
 #           every steady job also measures the guest's CPU per I/O
@@ -33,6 +33,20 @@
 #           same subsystem): 4k randread QD1 and QD32, 128k seq read, each
 #           with the guest's CPU per I/O (jobs rdma-qd1, rdma-qd32,
 #           rdma-seq128k); not in the default sets
+#   peer    peer memory (issue 13), nvfab alone: on one nvfab-rdma
+#           controller over rxe (as the rdma set's), the same O_DIRECT I/O
+#           by peerio (tools/bench/peerio.c, built by bench.sh) with its
+#           buffers in device memory (an mmap of the test provider
+#           nvfab-peermem-test's device: the registered-buffer route, the
+#           stock kernel has no CONFIG_PCI_P2PDMA) and in host memory (an
+#           anonymous mmap), the two interleaved per job and their order
+#           alternating every round: 128 KiB seq read and write at QD8,
+#           4 KiB randread at QD1 (jobs peer-dev-* and peer-host-*), each
+#           with the guest's CPU per I/O and the head's peer_mem/ counters
+#           of the run; per round the job peer-counters: the controller's
+#           and the head's bounces (must be 0) and the head's peer I/Os in
+#           the device and in the host runs (the latter must be 0); not in
+#           the default sets
 #   disc    asynchronous discovery (issue 12): nvfab-discovery (a configfs
 #           entry on port 1) against the in-kernel route (a persistent
 #           discovery controller from "nvme discover -p", its DLP-change
@@ -56,7 +70,10 @@
 #   NVFAB_BENCH_STALL_RUNTIME (9 s; the event comes 3 s after fio starts;
 #   the ANA run lasts as long as its flips need), NVFAB_BENCH_FLIPS (8),
 #   NVFAB_BENCH_DISC_CHANGES (10: timed subsystem links per host and round
-#   in the disc set), NVFAB_BENCH_DISC_STORM (200: subsystems linked at
+#   in the disc set), NVFAB_BENCH_PEER_KO (the test provider's module,
+#   default build/peermem-test-stock/..., checked against uname -r),
+#   NVFAB_BENCH_PEERIO (default build/bench-tools/peerio),
+#   NVFAB_BENCH_DISC_STORM (200: subsystems linked at
 #   once), NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
 #   pinned), NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
@@ -113,6 +130,13 @@ RDMA_ADDR=203.0.113.1
 RDMA_PORT_ID=20
 RDMA_INLINE=4096	# in-capsule data of the nvmet-rdma port
 RDMA_OK=0		# 1 once rdma_setup worked
+# The peer set: the test provider (make peermem-test-stock, not installed
+# by DKMS) and peerio (bench.sh compiles it; the guest runs the host's
+# binaries over its 9p root). Its jobs: name, peerio --rw, --bs, --qd.
+PEER_KO=${NVFAB_BENCH_PEER_KO:-$REPO_ROOT/build/peermem-test-stock/tools/testing/peermem-test/nvfab-peermem-test.ko}
+PEERIO=${NVFAB_BENCH_PEERIO:-$REPO_ROOT/build/bench-tools/peerio}
+PEER_JOBS=("read128k read 131072 8" "write128k write 131072 8" "rand4k randread 4096 1")
+PEER_OK=0		# 1 once peer_setup worked
 # The disc set: subsystems $DISC_PFX-cK (timed one by one) and -sNNN (the
 # storm), each with one namespace on a sparse file under DISC_IMG, made
 # once and linked to / unlinked from port 1 (path 1). nvfab's entry is
@@ -140,6 +164,7 @@ DISC_CFS=$SYS/kernel/config/nvfab/discovery
 PROC_STAT=${NVFAB_BENCH_PROC_STAT:-/proc/stat}
 USER_HZ=100		# /proc/stat's tick; main() asks getconf
 DEVD=${NVFAB_BENCH_DEV:-/dev}
+PEER_DEVMEM=$DEVD/nvfab-peermem-test
 ETC=${NVFAB_BENCH_ETC:-/etc/nvme}
 RESULTS=$OUT/bench.jsonl
 TOJSON=$REPO_ROOT/tools/bench/fio2jsonl.py
@@ -714,6 +739,98 @@ block_rdma() {
 	disconnect
 }
 
+# peer_setup: nvfab-peermem and the test provider on the ivshmem device
+# (after rdma_setup and modprobe nvfab-rdma); nvfab-rdma must map requests
+# through nvfab-peermem.
+peer_setup() {
+	local deps
+	[ -x "$PEERIO" ] || { log "peer: no $PEERIO (bench.sh builds it)"; return 1; }
+	[ "$(modinfo -F vermagic "$PEER_KO" 2>/dev/null | cut -d' ' -f1)" = "$(uname -r)" ] ||
+		{ log "peer: no $PEER_KO for $(uname -r) (make peermem-test-stock)"; return 1; }
+	deps=$(modinfo -F depends nvfab-rdma 2>/dev/null)
+	[[ ,$deps, == *,nvfab-peermem,* ]] ||
+		{ log "peer: nvfab-rdma does not map requests through nvfab-peermem"; return 1; }
+	modprobe nvfab-peermem || { log "peer: modprobe nvfab-peermem failed"; return 1; }
+	[ -d "$SYS/module/nvfab_peermem_test" ] || insmod "$PEER_KO" ||
+		{ log "peer: insmod $PEER_KO failed"; return 1; }
+	wait_until 50 test -c "$PEER_DEVMEM" ||
+		{ log "peer: no $PEER_DEVMEM (no ivshmem device bound?)"; return 1; }
+}
+
+# peer_ctr DIR NAME: a peer_mem/ counter (0 if unreadable: logged once
+# per block by block_peer).
+peer_ctr() {
+	local v
+	read -r v 2>/dev/null <"$1/$2" && [[ $v =~ ^[0-9]+$ ]] || v=0
+	echo "$v"
+}
+
+# peer_job JOB RW BS QD MEM: one peerio run (MEM dev or host) on $DEV,
+# RUNTIME seconds after a second of ramp, with the CPU samples of job()
+# and the head's and the controller's peer_mem/ counters around it
+# (PEER_HPM, PEER_CPM, set by block_peer); adds the head's peer I/Os to
+# PEER_IOS_dev or PEER_IOS_host.
+peer_job() {
+	local job=$1 rw=$2 bs=$3 qd=$4 mem=$5 name=peer-$5-$1
+	local f=$OUT/fio-$INIT-$ROUND-$name.json c=$OUT/cpu-$INIT-$ROUND-$name.txt
+	local spid rc=0 ios0 bytes0 b0 ios bytes b
+	rm -f "$f" "$c"
+	ios0=$(peer_ctr "$PEER_HPM" ios) bytes0=$(peer_ctr "$PEER_HPM" bytes)
+	b0=$(($(peer_ctr "$PEER_HPM" bounces) + $(peer_ctr "$PEER_CPM" bounces)))
+	cpu_sampler "$c" 2>/dev/null &
+	spid=$!
+	timeout -k 10 $((RUNTIME + 120)) \
+		"$PEERIO" --disk "$DEV" --mem "${mem/dev/device}" --rw "$rw" \
+		--bs "$bs" --qd "$qd" --runtime "$RUNTIME" --ramp 1 \
+		--cpu "$PIN_CPU" --devmem "$PEER_DEVMEM" --out "$f" \
+		2>>"$OUT/peerio.log" || rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	ios=$(($(peer_ctr "$PEER_HPM" ios) - ios0))
+	bytes=$(($(peer_ctr "$PEER_HPM" bytes) - bytes0))
+	b=$(($(peer_ctr "$PEER_HPM" bounces) + $(peer_ctr "$PEER_CPM" bounces) - b0))
+	if [ "$mem" = dev ]; then
+		PEER_IOS_dev=$((PEER_IOS_dev + ios))
+	else
+		PEER_IOS_host=$((PEER_IOS_host + ios))
+	fi
+	[ -s "$c" ] || log "no CPU sample from $PROC_STAT ($name)"
+	if [ "$rc" != 0 ]; then
+		log "peerio $name failed on $DEV (round $ROUND; see $OUT/peerio.log)"
+		return 1
+	fi
+	record "$name" "$f" --cpu-stat "$c" --user-hz "$USER_HZ" \
+		--set "peer_ios=$ios" --set "peer_bytes=$bytes" --set "bounces=$b"
+}
+
+# block_peer: the peer set (nvfab only): per job, device memory and host
+# memory one after the other (device first in odd rounds), then the
+# round's counters (job peer-counters).
+block_peer() {
+	local j mem order="dev host" rw bs qd job
+	local PEER_HPM PEER_CPM PEER_IOS_dev=0 PEER_IOS_host=0
+	[ "$PEER_OK" = 1 ] || return 1	# main logged why
+	connect_one rdma || return 1
+	PEER_HPM=$SYS/block/${DEV##*/}/peer_mem
+	PEER_CPM=$(ctrl_dir "${CT[1]}")/peer_mem
+	if ! { [ -r "$PEER_HPM/ios" ] && [ -r "$PEER_CPM/bounces" ]; }; then
+		log "peer: no peer_mem/ counters in $PEER_HPM or $PEER_CPM"
+	fi
+	[ $((ROUND % 2)) = 0 ] && order="host dev"
+	for j in "${PEER_JOBS[@]}"; do
+		read -r job rw bs qd <<<"$j"
+		for mem in $order; do
+			peer_job "$job" "$rw" "$bs" "$qd" "$mem"
+		done
+	done
+	disc_record peer-counters \
+		"bounces=$(($(peer_ctr "$PEER_HPM" bounces) + $(peer_ctr "$PEER_CPM" bounces)))" \
+		"dev_peer_ios=$PEER_IOS_dev" "host_peer_ios=$PEER_IOS_host" \
+		"map_failures=$(($(peer_ctr "$PEER_HPM" map_failures) + $(peer_ctr "$PEER_CPM" map_failures)))" \
+		"unreachable_skips=$(peer_ctr "$PEER_CPM" unreachable_skips)"
+	disconnect
+}
+
 run_sym1() {
 	set_policy round-robin && job sym1 --rw=randread --bs=4k --iodepth=$MP_QD
 }
@@ -1044,11 +1161,11 @@ main() {
 	for s in $SETS; do
 		case "$s" in
 		mpath) WANT+="sym asym lb ana cut " ;;
-		single | rdma | disc | sym | asym | lb | ana | cut) WANT+="$s " ;;
-		*) log "unknown set '$s' ignored (single rdma disc mpath sym asym lb ana cut)" ;;
+		single | rdma | peer | disc | sym | asym | lb | ana | cut) WANT+="$s " ;;
+		*) log "unknown set '$s' ignored (single rdma peer disc mpath sym asym lb ana cut)" ;;
 		esac
 	done
-	if ! want single && ! want rdma && ! want disc && ! want_mpath; then
+	if ! want single && ! want rdma && ! want peer && ! want disc && ! want_mpath; then
 		log "nothing to run (NVFAB_BENCH_SETS='$SETS')"
 		return 1
 	fi
@@ -1067,14 +1184,22 @@ main() {
 	# Loaded on demand by "echo service-time >iopolicy" too; early here so
 	# that a missing module shows in the log.
 	modprobe nvfab-ps-service-time || log "modprobe nvfab-ps-service-time failed"
-	# The rdma set only: a failure here skips it, not the other sets.
-	if want rdma; then
+	# The rdma and peer sets only: a failure here skips them, not the
+	# other sets.
+	if want rdma || want peer; then
 		if ! rdma_setup; then
-			log "rdma setup (rxe on $RDMA_IF, nvmet-rdma port $RDMA_PORT_ID) failed: rdma set skipped"
+			log "rdma setup (rxe on $RDMA_IF, nvmet-rdma port $RDMA_PORT_ID) failed: rdma and peer sets skipped"
 		elif ! { modprobe nvfab-rdma && modprobe nvme-rdma; }; then
-			log "modprobe nvfab-rdma or nvme-rdma failed: rdma set skipped"
+			log "modprobe nvfab-rdma or nvme-rdma failed: rdma and peer sets skipped"
 		else
 			RDMA_OK=1
+		fi
+	fi
+	if want peer && [ "$RDMA_OK" = 1 ]; then
+		if peer_setup; then
+			PEER_OK=1
+		else
+			log "peer set skipped"
 		fi
 	fi
 
@@ -1095,10 +1220,12 @@ main() {
 	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 		order="nvfab kernel"
 		[ $((ROUND % 2)) = 0 ] && order="kernel nvfab"
-		for block in single rdma disc mpath; do
+		for block in single rdma peer disc mpath; do
 			[ "$block" = mpath ] && ! want_mpath && continue
 			[ "$block" != mpath ] && ! want "$block" && continue
 			for INIT in $order; do
+				# device / host memory, both on nvfab-rdma
+				[ "$block" = peer ] && [ "$INIT" = kernel ] && continue
 				log "round $ROUND: $block $INIT ($((SECONDS - t_start)) s)"
 				reset_target
 				"block_$block"

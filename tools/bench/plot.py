@@ -8,7 +8,10 @@ One horizontal bar per row, from parity (1.0) to the median ratio A/B on
 a log axis, with the spread over rounds (min..max) as an error bar and the
 row's goal as a blue dashed tick. Green: goal met, red: not met, grey:
 informational. Rows without data (sets that did not run, figures an older
-bench.jsonl lacks) are left out; the title says how many. Needs matplotlib
+bench.jsonl lacks) and rows of A alone (no ratio: the peer set's counters,
+the disc set's removal times) are left out; the title says how many. The
+peer set's rows are device memory / host memory on nvfab-rdma, not nvfab /
+in-kernel; the title says so when they are drawn. Needs matplotlib
 (Debian: python3-matplotlib, for /usr/bin/python3); exits non-zero when
 it cannot draw (also when no row has data), and bench.sh then only warns.
 """
@@ -98,8 +101,10 @@ def main(argv=None):
                   "whiskers min..max, blue dashes: goal)", fontsize=8)
     rounds = summary.get("rounds") or []
     g = summary.get("goals", {})
-    ax.set_title("nvfab vs in-kernel NVMe host: %d round(s); goals %d met, "
-                 "%d NOT met; %d row(s) without data not shown" % (
+    peer = any(str(r.get("id", "")).startswith("peer-") for r in rows)
+    ax.set_title("nvfab vs in-kernel NVMe host%s: %d round(s); goals %d met, "
+                 "%d NOT met; %d row(s) without a ratio not shown" % (
+                     " (peer rows: device / host memory)" if peer else "",
                      len(rounds), g.get("met", 0), g.get("not_met", 0),
                      left_out), fontsize=9)
     ax.grid(axis="x", color="#dddddd", linewidth=0.5)

@@ -108,6 +108,52 @@ def rdma_rows():
     ]
 
 
+# The peer set's jobs: (name, what, metric, metric's title, unit).
+PEER_JOBS = (
+    ("read128k", "128 KiB seq read QD8", "bw_kib", "bandwidth", "KiB/s"),
+    ("write128k", "128 KiB seq write QD8", "bw_kib", "bandwidth", "KiB/s"),
+    ("rand4k", "4 KiB randread QD1", "iops", "IOPS", "IOPS"),
+)
+
+
+def peer_rows():
+    """The peer set: on one nvfab-rdma controller over rxe, the same
+    O_DIRECT I/O (peerio) with its buffers in device memory (the test
+    provider's, registered-buffer route) and in host memory, device / host.
+    Under TCG and rxe "device memory" is ivshmem RAM that the CPU copies
+    like any other: only the ratios and the counters mean something, and
+    no ratio has a goal. The bounces (copies through host memory) must be
+    0, the device-memory runs must take the peer route (the head's peer
+    I/Os) and the host-memory runs must not."""
+    g = ("peer: 1 nvfab-rdma controller over rxe, the same O_DIRECT I/O "
+         "(peerio) into / from device memory (nvfab-peermem-test, "
+         "registered-buffer route, no P2PDMA) / host memory; guest CPU time "
+         "(all CPUs) per I/O")
+    out = []
+    for job, what, metric, mtitle, unit in PEER_JOBS:
+        dev, host = (NVFAB, "peer-dev-" + job), (NVFAB, "peer-host-" + job)
+        out.append(row("peer-%s-%s" % (job, "bw" if metric == "bw_kib"
+                                       else metric), g,
+                       "peer %s %s, device / host memory" % (what, mtitle),
+                       metric, unit, dev, host, "higher"))
+        out.append(row("peer-%s-cpu" % job, g,
+                       "peer %s CPU per I/O (us), device / host memory" % what,
+                       "cpu_per_io_us", "CPU us/I/O", dev, host, "lower",
+                       notes="cpu"))
+    out += [
+        row("peer-bounces", g, "peer bounce copies, controller + head (must "
+            "be 0)", "bounces", "copies", (NVFAB, "peer-counters"), None,
+            "lower", 0),
+        row("peer-dev-ios", g, "peer I/Os of the head in the device-memory "
+            "runs (must not be 0)", "dev_peer_ios", "I/Os",
+            (NVFAB, "peer-counters"), None, "higher", 1),
+        row("peer-host-ios", g, "peer I/Os of the head in the host-memory "
+            "runs (must be 0)", "host_peer_ios", "I/Os",
+            (NVFAB, "peer-counters"), None, "lower", 0),
+    ]
+    return out
+
+
 def disc_rows():
     """The disc set: nvfab-discovery against the in-kernel route (nvme
     discover -p, its DLP-change uevent running nvme connect-all)."""
@@ -241,7 +287,7 @@ def all_rows(runs):
         m = re.match(r"asym(\d+)-", str(r.get("job", "")))
         if m:
             delays.add(int(m.group(1)))
-    return (single_rows() + rdma_rows() + disc_rows() + sym_rows() +
+    return (single_rows() + rdma_rows() + peer_rows() + disc_rows() + sym_rows() +
             asym_rows(sorted(delays)) + lb_rows() + ana_rows() + cut_rows())
 
 
@@ -280,7 +326,9 @@ MISSING = {
 
 
 def evaluate_a_only(r, by, rounds):
-    """A row without B: A's median over the rounds that have the figure."""
+    """A row without B: A's median over the rounds that have the figure.
+    With a goal, every round must meet it (the worst round decides: a
+    count that must stay 0)."""
     av, used = [], []
     ran = False
     for rnd in rounds:
@@ -303,6 +351,10 @@ def evaluate_a_only(r, by, rounds):
         return res
     res.update(status="info", a_median=statistics.median(av),
                a_min=min(av), a_max=max(av))
+    if r["goal"] is not None:
+        ok = (max(av) <= r["goal"] if r["better"] == "lower"
+              else min(av) >= r["goal"])
+        res["status"] = "met" if ok else "NOT met"
     return res
 
 
@@ -374,6 +426,8 @@ def goal_text(res):
     if g is None:
         return "(info, %s is better)" % res["better"]
     op = "<=" if res["better"] == "lower" else ">="
+    if res["b"] is None:
+        return "%s (goal: every round %s %g)" % (res["status"], op, g)
     return "%s (goal %s %.2f)" % (res["status"], op, g)
 
 
@@ -382,7 +436,7 @@ def table(results, rounds, source):
     head = "%-*s %9s %9s %7s %13s %2s  %s" % (
         w, "A / B", "A", "B", "ratio", "spread", "n", "goal")
     out = ["nvfab vs in-kernel NVMe/TCP host (rdma rows: NVMe/RDMA on "
-           "rxe): %s" % source,
+           "rxe; peer rows: nvfab-rdma, device / host memory): %s" % source,
            "ratio = A / B per round; median over rounds, spread min..max", "",
            head, "-" * len(head)]
     group = None
@@ -395,11 +449,14 @@ def table(results, rounds, source):
             out.append("%-*s no data%s" % (w, res["title"], why))
             continue
         if res["b"] is None:
-            out.append("%-*s %9s %9s %7s %6s..%-5s %2d  (info, A alone: "
-                       "spread of A, %s)" % (
-                           w, res["title"], fmt_val(res["a_median"]), "-",
-                           "-", fmt_val(res["a_min"]),
-                           fmt_val(res["a_max"]), res["n"], res["unit"]))
+            what = ("(info, A alone: spread of A, %s)" % res["unit"]
+                    if res["goal"] is None else
+                    "%s (A alone: spread of A, %s)" % (goal_text(res),
+                                                       res["unit"]))
+            out.append("%-*s %9s %9s %7s %6s..%-5s %2d  %s" % (
+                w, res["title"], fmt_val(res["a_median"]), "-", "-",
+                fmt_val(res["a_min"]), fmt_val(res["a_max"]), res["n"],
+                what))
             continue
         line = "%-*s %9s %9s %7.2f %6.2f..%-5.2f %2d  %s" % (
             w, res["title"], fmt_val(res["a_median"]),

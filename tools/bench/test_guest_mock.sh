@@ -92,6 +92,43 @@ mock_functions() {
 		[ -z "${MOCK_RDMA_FAIL:-}" ]
 	}
 	rdma_teardown() { echo "rdma_teardown" >>"$EV"; }
+	peer_setup() {
+		echo "peer_setup" >>"$EV"
+		[ -z "${MOCK_PEER_FAIL:-}" ]
+	}
+	# peerio (NVFAB_BENCH_PEERIO=peerio_mock): a run of the steady 4 s
+	# that fio's stub reports; device memory counts 100 peer I/Os on the
+	# head and the controller, host memory none.
+	peerio_mock() {
+		local a out='' mem='' rw='' hpm cpm i sec=read other=write
+		local args="$*"
+		while [ $# -gt 0 ]; do
+			case "$1" in
+			--out) out=$2 ;;
+			--mem) mem=$2 ;;
+			--rw) rw=$2 ;;
+			esac
+			shift
+		done
+		echo "peerio $INIT $args" >>"$EV"
+		for ((i = 0; i < 100; i++)); do
+			[ -n "$(compgen -G "$OUT/cpu-$INIT-$ROUND-peer-*-*.txt")" ] && break
+			command sleep 0.02
+		done
+		hpm=$SYS/block/${DEV##*/}/peer_mem cpm=$(ctrl_dir "${CT[1]}")/peer_mem
+		mkdir -p "$hpm" "$cpm"
+		for a in ios bytes bounces map_failures unreachable_skips; do
+			[ -e "$hpm/$a" ] || echo 0 >"$hpm/$a"
+			[ -e "$cpm/$a" ] || echo 0 >"$cpm/$a"
+		done
+		if [ "$mem" = device ]; then
+			echo $(($(cat "$hpm/ios") + 100)) >"$hpm/ios"
+			echo $(($(cat "$cpm/ios") + 100)) >"$cpm/ios"
+		fi
+		[[ $rw == *write ]] && sec=write other=read
+		printf '{"timestamp_ms":1000000,"jobs":[{"total_err":0,"%s":{"io_bytes":4096,"iops":%d,"bw":%d,"runtime":4000,"lat_ns":{"mean":50000,"max":9e6,"percentile":{"99.000000":90000}}},"%s":{"io_bytes":0}}]}\n' \
+			"$sec" $((1000 + RANDOM % 100)) 4000 "$other" >"$out"
+	}
 	topo_delay() { echo "delay $*" >>"$EV"; }
 	topo_clear() { :; }
 	timeout() {
@@ -302,20 +339,21 @@ lines() { grep -c "$2" "$TMP/$1/bench.jsonl"; }
 events() { grep -c "$2" "$TMP/$1/events"; }
 
 # 1. Everything, 2 rounds.
-mock_run full "NVFAB_BENCH_SETS=single rdma disc mpath" NVFAB_BENCH_DISC_STORM=5
+mock_run full "NVFAB_BENCH_SETS=single rdma peer disc mpath" NVFAB_BENCH_DISC_STORM=5 \
+	NVFAB_BENCH_PEERIO=peerio_mock
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round (single, rdma, disc, sym, asym, lb, ana, cut):
-# nvfab 4 + 3 + 3 + 2 + 2x4 + 4 + 2 + 1 = 27,
-# in-kernel 4 + 3 + 2 + 2 + 2x3 + 3 + 2 + 1 = 23
-check "full: 100 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 100
+# per round (single, rdma, peer, disc, sym, asym, lb, ana, cut):
+# nvfab 4 + 3 + 7 + 3 + 2 + 2x4 + 4 + 2 + 1 = 34,
+# in-kernel 4 + 3 + 0 + 2 + 2 + 2x3 + 3 + 2 + 1 = 23
+check "full: 114 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 114
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
 check "full: nvfab mpath connects with keep_alive_tmo=5,reconnect_delay=1" \
 	test "$(events full 'nvfab connect .*keep_alive_tmo=5,reconnect_delay=1')" = 4
 check "full: nvfab single connects without them" test "$(events full 'nvfab connect 1 opts=$')" = 2
-check "full: nvfab rdma connects over rxe, as path 1, nothing more" \
-	test "$(events full '^nvfab add 1 opts=transport=rdma,traddr=203.0.113.1,trsvcid=4420,host_traddr=203.0.113.1,nqn=[^,]*$')" = 2
+check "full: nvfab rdma connects over rxe (rdma and peer sets), as path 1, nothing more" \
+	test "$(events full '^nvfab add 1 opts=transport=rdma,traddr=203.0.113.1,trsvcid=4420,host_traddr=203.0.113.1,nqn=[^,]*$')" = 4
 check "full: in-kernel rdma connects over rxe" \
 	test "$(events full 'kernel connect .*-t rdma -a 203.0.113.1 -s 4420 -w 203.0.113.1 ')" = 2
 check "full: rdma set up once, torn down at exit" \
@@ -356,12 +394,13 @@ check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" =
 check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
-# CPU per I/O: every steady run (90 - 12 stall runs), from the two
+# CPU per I/O: every steady run (114 - 12 stall runs - 2 peer-counters
+# - 10 disc lines), from the two
 # samples inside fio's steady run
 check "full: steady runs have CPU figures (50% busy, 2 samples, 2 s)" \
-	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 78
+	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 90
 check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
-check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 78
+check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 90
 check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
 	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
@@ -457,8 +496,36 @@ check "rdma setup fails: the single set still runs (16), no rdma connect" \
 	test "$(wc -l <"$TMP/rdmafail/bench.jsonl")" = 16 -a "$(lines rdmafail '"job": "rdma-')" = 0 \
 	-a "$(events rdmafail 'opts=transport=rdma\|-t rdma')" = 0
 check "rdma setup fails: logged, guest exits 0" \
-	grep -q 'rdma setup (rxe on nvfab-r0, nvmet-rdma port 20) failed: rdma set skipped' "$TMP/rdmafail/guest.log"
+	grep -q 'rdma setup (rxe on nvfab-r0, nvmet-rdma port 20) failed: rdma and peer sets skipped' "$TMP/rdmafail/guest.log"
 check "rdma setup fails: torn down all the same" test "$(events rdmafail rdma_teardown)" = 1
+mock_run peer NVFAB_BENCH_SETS=peer NVFAB_BENCH_PEERIO=peerio_mock
+check "sets=peer, 2 rounds: 6 peerio runs and the counters per round (14 lines), nvfab only" \
+	test "$(wc -l <"$TMP/peer/bench.jsonl")" = 14 -a "$(lines peer '"init": "nvfab"')" = 14 \
+	-a "$(lines peer '"job": "peer-counters"')" = 2
+check "sets=peer: one nvfab rdma controller per round, no in-kernel connect, no fio" \
+	test "$(events peer '^nvfab add 1 opts=transport=rdma')" = 2 -a "$(events peer 'kernel connect')" = 0 \
+	-a "$(events peer '^fio ')" = 0 -a "$(events peer '^rdma_setup')" = 1 -a "$(events peer '^peer_setup')" = 1
+check "sets=peer: device and host memory, the same I/O, pinned (128k QD8 read and write, 4k QD1)" \
+	test "$(events peer 'peerio nvfab --disk .* --mem device --rw read --bs 131072 --qd 8 --runtime 1 --ramp 1 --cpu 0 ')" = 2 \
+	-a "$(events peer 'peerio nvfab --disk .* --mem host --rw read --bs 131072 --qd 8 --runtime 1 --ramp 1 --cpu 0 ')" = 2 \
+	-a "$(events peer 'mem host --rw write --bs 131072 --qd 8 ')" = 2 \
+	-a "$(events peer 'mem device --rw randread --bs 4096 --qd 1 ')" = 2
+check "sets=peer: device first in round 1, host first in round 2" \
+	test "$(grep '"round": 1' "$TMP/peer/bench.jsonl" | head -n1 | grep -c 'peer-dev-read128k')" = 1 \
+	-a "$(grep '"round": 2' "$TMP/peer/bench.jsonl" | head -n1 | grep -c 'peer-host-read128k')" = 1
+check "sets=peer: peer I/Os counted in the device runs only, no bounce" \
+	test "$(lines peer '"job": "peer-counters", "bounces": 0, "dev_peer_ios": 300, "host_peer_ios": 0')" = 2 \
+	-a "$(lines peer '"job": "peer-dev-.*"peer_ios": 100, "peer_bytes": 0, "bounces": 0')" = 6
+python3 "$HERE/report.py" "$TMP/peer/bench.jsonl" >"$TMP/peer/report.txt" 2>&1
+check "sets=peer: 9 peer rows with data, the two zero counts and the device runs' peer I/Os met" \
+	test "$(grep -c '^peer .*\(info\|met\)' "$TMP/peer/report.txt")" = 9 \
+	-a "$(grep -c '^peer .*must be 0.* met (goal: every round <= 0)' "$TMP/peer/report.txt")" = 2 \
+	-a "$(grep -c '^peer .*must not be 0.* met (goal: every round >= 1)' "$TMP/peer/report.txt")" = 1 \
+	-a "$(grep -c '^peer .*CPU per I/O (us).*CPU busy A/B: 50%/50%' "$TMP/peer/report.txt")" = 3
+mock_run peerfail "NVFAB_BENCH_SETS=rdma peer" NVFAB_BENCH_ROUNDS=1 MOCK_PEER_FAIL=1 NVFAB_BENCH_PEERIO=peerio_mock
+check "peer setup fails: logged, the rdma set still runs (6), no peerio" \
+	test "$(wc -l <"$TMP/peerfail/bench.jsonl")" = 6 -a "$(events peerfail '^peerio')" = 0 \
+	-a "$(grep -c 'peer set skipped' "$TMP/peerfail/guest.log")" = 1
 mock_run symcut "NVFAB_BENCH_SETS=sym cut" "NVFAB_BENCH_DELAYS=5"
 check "sets='sym cut': sym1, sym2, cut per host and round (12)" test "$(wc -l <"$TMP/symcut/bench.jsonl")" = 12
 mock_run asym5 NVFAB_BENCH_SETS=asym NVFAB_BENCH_DELAYS=5 NVFAB_BENCH_ROUNDS=1

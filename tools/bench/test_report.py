@@ -60,6 +60,19 @@ def synthetic(rounds=3, drop=(), cpu=True):
         add(K, rnd, "rdma-qd32", iops=20000, **c(100, 100.0))
         add(NV, rnd, "rdma-seq128k", bw_kib=450000 * f, **c(900 * f, 99.0))
         add(K, rnd, "rdma-seq128k", bw_kib=500000, **c(850, 99.0))
+        # peer set: device memory / host memory on nvfab-rdma (both
+        # init nvfab): reads 0.95x, writes 1.0x, 4k 0.9x IOPS; CPU 1.1x on
+        # the reads; no bounce, no peer I/O from host memory
+        for job, metric, dev, host, cdev, chost in (
+                ("read128k", "bw_kib", 95000, 100000, 1100, 1000),
+                ("write128k", "bw_kib", 80000, 80000, 1500, 1500),
+                ("rand4k", "iops", 900, 1000, 400, 400)):
+            add(NV, rnd, "peer-dev-" + job, **{metric: dev * f},
+                peer_ios=2000, bounces=0, **c(cdev * f, 98.0))
+            add(NV, rnd, "peer-host-" + job, **{metric: host},
+                peer_ios=0, bounces=0, **c(chost, 97.0))
+        add(NV, rnd, "peer-counters", bounces=0, dev_peer_ios=6000,
+            host_peer_ios=0, map_failures=0)
         # disc set: nvfab 0.4x the in-kernel route; the in-kernel host
         # never removes (remove_ms null); nvfab's peak at its limit
         add(NV, rnd, "disc-ready", ready_ms=400 * f, remove_ms=300 * f,
@@ -243,14 +256,16 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         s, rows = rows_by_id(self.d)
         cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu",
-               "rdma-qd1-cpu", "rdma-qd32-cpu", "rdma-seq128k-cpu")
+               "rdma-qd1-cpu", "rdma-qd32-cpu", "rdma-seq128k-cpu",
+               "peer-read128k-cpu", "peer-write128k-cpu", "peer-rand4k-cpu")
         for rid in cpu:
             self.assertEqual(rows[rid]["status"], "no data", rid)
             self.assertIn("without CPU figures", rows[rid]["why"])
             self.assertNotIn("cpu_busy_pct", rows[rid])
         self.assertEqual(s["goals"]["no_data"], len(cpu))
         self.assertEqual(r.stdout.count(
-            "no data (runs without CPU figures: an older bench.jsonl"), 7)
+            "no data (runs without CPU figures: an older bench.jsonl"),
+            len(cpu))
         self.assertEqual(rows["qd32-iops"]["status"], "met")
         self.assertEqual(rows["rdma-qd32-iops"]["status"], "met")
         # CPU figures in one round only: that round alone counts
@@ -305,6 +320,77 @@ class ReportTest(unittest.TestCase):
         _, rows = rows_by_id(self.d)
         self.assertEqual(rows["disc-remove"]["status"], "no data")
         self.assertEqual(rows["disc-ready"]["status"], "no data")
+
+    def test_peer(self):
+        """The peer set: device / host memory ratios (no goals), the
+        bounce count and the host runs' peer I/Os (goal: 0 in every
+        round), the device runs' peer I/Os (goal: at least 1 in every
+        round)."""
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, [x for x in synthetic() if x["job"].startswith("peer-")])
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s, rows = rows_by_id(self.d)
+        ratio_rows = ("peer-read128k-bw", "peer-read128k-cpu",
+                      "peer-write128k-bw", "peer-write128k-cpu",
+                      "peer-rand4k-iops", "peer-rand4k-cpu")
+        for rid in ratio_rows:
+            self.assertEqual(rows[rid]["status"], "info", rid)
+            self.assertIsNone(rows[rid]["goal"], rid)
+            self.assertEqual(rows[rid]["a"]["init"], NV)
+            self.assertEqual(rows[rid]["b"]["init"], NV)
+            self.assertTrue(rows[rid]["a"]["job"].startswith("peer-dev-"))
+            self.assertEqual(rows[rid]["b"]["job"],
+                             rows[rid]["a"]["job"].replace("-dev-", "-host-"))
+            self.assertEqual(rows[rid]["n"], 3)
+        self.assertAlmostEqual(rows["peer-read128k-bw"]["ratio"], 0.95)
+        self.assertAlmostEqual(rows["peer-read128k-cpu"]["ratio"], 1.1)
+        self.assertEqual(rows["peer-read128k-cpu"]["cpu_busy_pct"],
+                         {"a": 98.0, "b": 97.0})
+        self.assertAlmostEqual(rows["peer-write128k-bw"]["ratio"], 1.0)
+        self.assertAlmostEqual(rows["peer-rand4k-iops"]["ratio"], 0.9)
+        self.assertEqual(rows["peer-bounces"]["status"], "met")
+        self.assertEqual(rows["peer-bounces"]["goal"], 0)
+        self.assertEqual(rows["peer-bounces"]["a_median"], 0)
+        self.assertEqual(rows["peer-host-ios"]["status"], "met")
+        self.assertEqual(rows["peer-dev-ios"]["status"], "met")
+        self.assertEqual(rows["peer-dev-ios"]["a_median"], 6000)
+        self.assertEqual(s["goals"]["met"], 3)
+        self.assertEqual(s["goals"]["no_data"], len(s["rows"]) - 9)
+        self.assertRegex(r.stdout, r"peer 128 KiB seq read QD8 bandwidth, "
+                         r"device / host memory +95000 +100000 +0\.95 "
+                         r"+0\.90\.\.1\.00 +3  \(info, higher is better\)")
+        self.assertRegex(r.stdout, r"peer bounce copies, controller \+ head "
+                         r"\(must be 0\) +0\.00 +- +- +0\.00\.\.0\.00 +3  "
+                         r"met \(goal: every round <= 0\) \(A alone")
+        self.assertIn("[peer: 1 nvfab-rdma controller over rxe", r.stdout)
+        # one bounce in one round, host-memory I/O taken for peer: NOT met
+        lines = [x for x in synthetic() if x["job"].startswith("peer-")]
+        for x in lines:
+            if x["job"] == "peer-counters" and x["round"] == 2:
+                x["bounces"] = 1
+                x["host_peer_ios"] = 3
+                x["dev_peer_ios"] = 0
+        write(j, lines)
+        r = run_report(j, self.d)
+        s, rows = rows_by_id(self.d)
+        self.assertEqual(rows["peer-bounces"]["status"], "NOT met")
+        self.assertEqual(rows["peer-bounces"]["a_median"], 0)
+        self.assertEqual(rows["peer-bounces"]["a_max"], 1)
+        self.assertEqual(rows["peer-host-ios"]["status"], "NOT met")
+        self.assertEqual(rows["peer-dev-ios"]["status"], "NOT met")
+        self.assertEqual(s["goals"]["not_met"], 3)
+        self.assertIn("NOT met (goal: every round >= 1)", r.stdout)
+        self.assertIn("NOT met (goal: every round <= 0)", r.stdout)
+        # the device runs failed (no peer-dev lines): ratio rows no data,
+        # the counters still shown
+        write(j, [x for x in synthetic() if x["job"].startswith("peer-")
+                  and not x["job"].startswith("peer-dev-")])
+        run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        for rid in ratio_rows:
+            self.assertEqual(rows[rid]["status"], "no data", rid)
+        self.assertEqual(rows["peer-bounces"]["status"], "met")
 
     def test_partial_rounds(self):
         j = os.path.join(self.d, "bench.jsonl")
@@ -487,6 +573,47 @@ class Fio2JsonlTest(unittest.TestCase):
         self.assertEqual(r.stdout, "")
 
 
+    def test_peerio_write_and_set(self):
+        """peerio's JSON of a write run (its read section empty) and the
+        peer counters given with --set."""
+        d = tempfile.mkdtemp()
+        fj = os.path.join(d, "p.json")
+        with open(fj, "w") as f:
+            json.dump({"peerio": {"mem": "device"}, "timestamp_ms": 5000,
+                       "jobs": [{"total_err": 0,
+                                 "write": {"io_bytes": 1 << 20, "iops": 2.0,
+                                           "bw": 256, "runtime": 4000,
+                                           "lat_ns": {"mean": 3e6, "max": 9e6,
+                                                      "percentile": {
+                                                          "99.000000": 8e6}}},
+                                 "read": {"io_bytes": 0, "iops": 0, "bw": 0,
+                                          "runtime": 0}}]}, f)
+
+        def run(*extra):
+            return subprocess.run(
+                [sys.executable, os.path.join(HERE, "fio2jsonl.py"),
+                 "--init", NV, "--round", "1", "--job", "peer-dev-write128k"]
+                + list(extra) + [fj], capture_output=True, text=True)
+
+        r = run("--set", "peer_ios=8", "--set", "bounces=0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rec = json.loads(r.stdout)
+        self.assertEqual(rec["iops"], 2.0)
+        self.assertEqual(rec["bw_kib"], 256)
+        self.assertEqual(rec["lat_mean_us"], 3000.0)
+        self.assertEqual(rec["lat_p99_us"], 8000.0)
+        self.assertEqual((rec["peer_ios"], rec["bounces"]), (8, 0))
+        r = run("--set", "peer_ios=x")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not KEY=INTEGER", r.stderr)
+        # a job that read and wrote: its read section
+        self.assertEqual(fio2jsonl.pick_section(
+            {"read": {"io_bytes": 4, "iops": 1}, "write": {"io_bytes": 4}}),
+            {"io_bytes": 4, "iops": 1})
+        self.assertEqual(fio2jsonl.pick_section({"read": {"iops": 3}}),
+                         {"iops": 3})
+
+
 class CpuTest(unittest.TestCase):
     """CPU per I/O from two /proc/stat samples (guest.sh's cpu_sample)."""
 
@@ -624,8 +751,10 @@ class PlotRowsTest(unittest.TestCase):
         s = self.summary(synthetic())
         # every row but those of A alone (no ratio to draw)
         a_only = [r["id"] for r in s["rows"] if r["b"] is None]
-        self.assertEqual(a_only, ["disc-remove", "disc-storm-remove"])
-        self.assertEqual(len(plot.drawn_rows(s)), len(s["rows"]) - 2)
+        self.assertEqual(a_only, ["peer-bounces", "peer-dev-ios",
+                                  "peer-host-ios", "disc-remove",
+                                  "disc-storm-remove"])
+        self.assertEqual(len(plot.drawn_rows(s)), len(s["rows"]) - 5)
         # BENCH_SETS=single: the single-path rows only, in table order
         single = ("qd1", "qd32", "qd32-jobs", "seq128k")
         s = self.summary([x for x in synthetic() if x["job"] in single])
@@ -657,6 +786,13 @@ class PlotRowsTest(unittest.TestCase):
         ids = [r["id"] for r in plot.drawn_rows(s)]
         self.assertEqual(len(ids), 16)
         self.assertEqual(ids.index("rdma-qd1-mean"), 9)
+        # BENCH_SETS=peer: its six ratios; the counters (A alone) not
+        s = self.summary([x for x in synthetic()
+                          if x["job"].startswith("peer-")])
+        self.assertEqual([r["id"] for r in plot.drawn_rows(s)],
+                         ["peer-read128k-bw", "peer-read128k-cpu",
+                          "peer-write128k-bw", "peer-write128k-cpu",
+                          "peer-rand4k-iops", "peer-rand4k-cpu"])
         self.assertEqual(plot.drawn_rows(self.summary([])), [])
 
     def test_nothing_to_draw(self):
@@ -687,6 +823,8 @@ class PlotTest(unittest.TestCase):
                                             if x["job"] in ("qd1", "qd32")]),
                                 ("rdma", [x for x in synthetic()
                                           if x["job"].startswith("rdma-")]),
+                                ("peer", [x for x in synthetic()
+                                          if x["job"].startswith("peer-")]),
                                 ("old", synthetic(cpu=False))):
                 j = os.path.join(d, name + ".jsonl")
                 write(j, lines)
