@@ -90,11 +90,15 @@ dkms.conf: VERSION drivers/nvfab/Kbuild scripts/gen-dkms-conf.sh
 	scripts/gen-dkms-conf.sh > $@
 
 # Build a copy of the tree in build/NAME against KDIR, so that builds for
-# different kernels never share objects.
+# different kernels never share objects. What an in-tree build (make) left
+# in the source tree is not copied: its .mod files and modules.order would
+# replace the copy's own, and modpost would then check the copy's modules
+# against an old module list.
 define build_copy
 	mkdir -p $(BUILD)/$(1)
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.cmd' \
-		$(SRC_FILES) $(BUILD)/$(1)/
+		--exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
+		--exclude=Module.symvers $(SRC_FILES) $(BUILD)/$(1)/
 	$(MAKE) -C $(BUILD)/$(1) KDIR=$(2) $(3) modules
 endef
 
