@@ -4,7 +4,7 @@
 # nvfab-discovery (issue 12) against the in-kernel nvmet discovery
 # controller over NVMe/TCP: configfs entries under
 # /sys/kernel/config/nvfab/discovery/ follow the target's Discovery Log
-# Page, as /work/disc-spec.md (Documentation/admin-guide/nvfab-discovery.rst)
+# Page, as Documentation/admin-guide/nvfab-discovery.rst
 # says:
 #
 #  - a subsystem linked to the port is connected (fio verify on its block
