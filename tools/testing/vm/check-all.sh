@@ -7,7 +7,8 @@
 #  2. build-kernel.sh    the test kernel (cached in $NVFAB_CACHE)
 #  3. make test-modules  nvfab and its KUnit suites for the test kernel
 #  4. host tests         nvfabctl (built here), the bench's, conftest.sh's,
-#                        the udev rules', make install's
+#                        the udev rules', make install's, the build
+#                        copies' (scripts/tests/build-copy-test.sh)
 #  5. build-matrix.sh    the DKMS modules, W=1, for the stock 6.12 headers
 #                        and Debian's newest kernel (its tree cached in
 #                        $NVFAB_CACHE); dkms.conf's kernel range
@@ -155,6 +156,11 @@ scripts/tests/conftest-test.sh >"$out/conftest.ktap" 2>"$out/conftest.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/conftest.ktap")
 [ "$f" = 0 ] || tail -30 "$out/conftest.ktap"
 add_line "conftest host tests" "$p passed, $f failed, $s skipped"
+# The Makefile's build copies take no kbuild output of the source tree.
+scripts/tests/build-copy-test.sh >"$out/build-copy.ktap" 2>"$out/build-copy.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/build-copy.ktap")
+[ "$f" = 0 ] || { cat "$out/build-copy.ktap"; tail -5 "$out/build-copy.err"; }
+add_line "build copy host tests" "$p passed, $f failed, $s skipped"
 
 step "5/9 build matrix"
 t=$(date +%s)
