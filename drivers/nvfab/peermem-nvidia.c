@@ -71,9 +71,8 @@
 #include <uapi/nvfab/peermem-nvidia.h>
 
 #include "compat.h"
+#include "peermem-nvidia.h"
 
-#define NVPN_GPU_PAGE_SIZE	SZ_64K
-#define NVPN_GPU_PAGE_SHIFT	16
 #define NVPN_PAGES_PER_GPU_PAGE	(NVPN_GPU_PAGE_SIZE >> PAGE_SHIFT)
 #define NVPN_BLOCK_ORDER	get_order(NVPN_GPU_PAGE_SIZE)
 
@@ -748,13 +747,9 @@ static long nvpn_ioctl_pin(struct file *file, void __user *argp)
 
 	if (copy_from_user(&arg, argp, sizeof(arg)))
 		return -EFAULT;
-	if (arg.flags || arg.reserved || !arg.len ||
-	    !IS_ALIGNED(arg.gpu_va, NVPN_GPU_PAGE_SIZE) ||
-	    !IS_ALIGNED(arg.len, NVPN_GPU_PAGE_SIZE) ||
-	    arg.gpu_va + arg.len < arg.gpu_va)
-		return -EINVAL;
-	if (arg.len > (u64)READ_ONCE(max_len_mb) << 20)
-		return -E2BIG;
+	ret = nvpn_pin_check(&arg, READ_ONCE(max_len_mb));
+	if (ret)
+		return ret;
 
 	buf = kzalloc(sizeof(*buf), GFP_KERNEL);
 	if (!buf)
