@@ -103,6 +103,11 @@ MODULE_PARM_DESC(admin_timeout, "timeout of admin and fabrics commands, seconds 
 module_param_cb(io_timeout, &nvfab_timeout_ops, &nvfab_io_timeout, 0644);
 MODULE_PARM_DESC(io_timeout, "initial I/O command timeout of new controllers, seconds (default 30)");
 
+/* Read at each admin Connect; see nvfab_connect_queue(). */
+bool nvfab_sqflow_auto = true;
+module_param_named(sqflow_auto, nvfab_sqflow_auto, bool, 0644);
+MODULE_PARM_DESC(sqflow_auto, "ask every controller for SQ flow control disabled, and connect again with it if refused (default Y)");
+
 static DEFINE_IDA(nvfab_instance_ida);
 static dev_t nvfab_chr_devt;
 

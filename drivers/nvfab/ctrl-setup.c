@@ -522,19 +522,7 @@ void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
 	}
 }
 
-/**
- * nvfab_setup_ctrl() - establish the association
- * @ctrl: the controller, CONNECTING
- * @new: the first connect: allocate the tag sets
- *
- * Admin queue, Connect, enable, Identify, I/O queues. On failure everything
- * this call set up is torn down again (the tag sets stay when !@new).
- *
- * Context: may sleep for the whole connect sequence.
- * Return: 0, a negative errno, or the positive NVMe status of the command
- * that failed.
- */
-int nvfab_setup_ctrl(struct nvfab_ctrl *ctrl, bool new)
+static int nvfab_setup_ctrl_once(struct nvfab_ctrl *ctrl, bool new)
 {
 	int ret;
 
@@ -590,6 +578,32 @@ out_teardown_io:
 
 out_teardown_admin:
 	nvfab_teardown_admin_queue(ctrl, new);
+	return ret;
+}
+
+/**
+ * nvfab_setup_ctrl() - establish the association
+ * @ctrl: the controller, CONNECTING
+ * @new: the first connect: allocate the tag sets
+ *
+ * Admin queue, Connect, enable, Identify, I/O queues. On failure everything
+ * this call set up is torn down again (the tag sets stay when !@new). When
+ * the controller refuses a Connect for asking, by itself, for SQ flow
+ * control disabled (nvfab_connect_queue()), the whole sequence runs once
+ * more at once, with SQ flow control.
+ *
+ * Context: may sleep for the whole connect sequence.
+ * Return: 0, a negative errno, or the positive NVMe status of the command
+ * that failed.
+ */
+int nvfab_setup_ctrl(struct nvfab_ctrl *ctrl, bool new)
+{
+	bool refused = ctrl->sqflow_refused;
+	int ret;
+
+	ret = nvfab_setup_ctrl_once(ctrl, new);
+	if (ret > 0 && !refused && ctrl->sqflow_refused)
+		ret = nvfab_setup_ctrl_once(ctrl, new);
 	return ret;
 }
 

@@ -5,6 +5,7 @@
  * registers are properties read and written with commands on the admin
  * queue.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
 #include "compat.h"
@@ -96,6 +97,32 @@ int nvfab_reg_write32(struct nvfab_ctrl *ctrl, u32 off, u32 val)
 EXPORT_SYMBOL_NVFAB(nvfab_reg_write32);
 
 /**
+ * nvfab_sqflow_refusal() - did a Connect fail for asking, by itself, for SQ
+ *	flow control disabled?
+ * @auto_asked: the Connect asked for it disabled, and the user did not
+ *	(sqflow_auto without disable_sqflow)
+ * @status: what the Connect returned: a positive NVMe status (DNR and More
+ *	included, as nvfab_submit_sync_cmd() returns it), 0 or a negative
+ *	errno (untrusted: from the target)
+ *
+ * Connect Invalid Parameters or Invalid Field in Command (NVMe over Fabrics
+ * 1.1, 3.3), whatever IATTR/IPO say: not every target points at CATTR.
+ * With disable_sqflow the user asked for it, and the Connect just fails.
+ *
+ * Context: any context.
+ * Return: true if the host should connect again with SQ flow control.
+ */
+VISIBLE_IF_KUNIT bool nvfab_sqflow_refusal(bool auto_asked, int status)
+{
+	u16 sc = status & NVME_SCT_SC_MASK;
+
+	if (!auto_asked || status <= 0)
+		return false;
+	return sc == NVME_SC_CONNECT_INVALID_PARAM || sc == NVME_SC_INVALID_FIELD;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_sqflow_refusal);
+
+/**
  * nvfab_connect_queue() - send the Fabrics Connect command for a queue
  * @ctrl: the controller
  * @qid: 0 for the admin queue (the controller ID comes back), or an I/O
@@ -103,6 +130,16 @@ EXPORT_SYMBOL_NVFAB(nvfab_reg_write32);
  *
  * The admin Connect carries KATO (ms) and asks for a dynamic controller
  * (CNTLID 0xFFFF). NVMe over Fabrics 1.1, 3.3.
+ *
+ * SQ flow control (CATTR bit 2, NVMe over Fabrics 1.1, 3.3 and NVMe/TCP
+ * 1.0, 3.6.2.9): the admin Connect decides for the whole association. It
+ * asks for SQ flow control disabled with disable_sqflow, or with the
+ * module parameter sqflow_auto unless this controller refused it before;
+ * the I/O queues follow. The host never uses SQHD (a blk-mq tag bounds
+ * what is outstanding), and without it the target may complete a read
+ * with its last C2HData (SUCCESS) instead of a CapsuleResp. A refusal of
+ * the automatic request sets @ctrl->sqflow_refused, and
+ * nvfab_setup_ctrl() connects again with SQ flow control.
  *
  * Context: may sleep.
  * Return: 0, a positive NVMe status, or a negative errno.
@@ -126,7 +163,10 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 	} else {
 		c.connect.sqsize = cpu_to_le16(ctrl->sqsize);
 	}
-	if (opts->disable_sqflow)
+	if (qid == 0)
+		ctrl->sqflow_disabled = opts->disable_sqflow ||
+			(READ_ONCE(nvfab_sqflow_auto) && !ctrl->sqflow_refused);
+	if (ctrl->sqflow_disabled)
 		c.connect.cattr |= NVME_CONNECT_DISABLE_SQFLOW;
 
 	data = kzalloc(sizeof(*data), GFP_KERNEL);
@@ -142,6 +182,13 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 				    qid ? qid : NVME_QID_ANY, true,
 				    BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
 	kfree(data);
+	if (nvfab_sqflow_refusal(ctrl->sqflow_disabled &&
+				 !opts->disable_sqflow, ret)) {
+		dev_info(ctrl->device, "Connect (qid %d) with SQ flow control disabled refused (status 0x%x, result 0x%x): connecting with SQ flow control\n",
+			 qid, ret, le32_to_cpu(res.u32));
+		ctrl->sqflow_refused = true;
+		return ret;
+	}
 	if (ret) {
 		dev_err(ctrl->device, "Connect (qid %d) failed: %s 0x%x (result 0x%x)\n",
 			qid, ret < 0 ? "errno" : "status", ret < 0 ? -ret : ret,

@@ -186,6 +186,9 @@ struct nvfab_id_info {
 	u8	vwc;
 };
 
+#if IS_ENABLED(CONFIG_KUNIT)
+bool nvfab_sqflow_refusal(bool auto_asked, int status);
+#endif
 int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 			bool discovery, u64 cap, u16 cntlid,
 			struct nvfab_id_info *out, struct device *dev);
@@ -203,6 +206,7 @@ extern const struct file_operations nvfab_dev_fops;
 /* core.c */
 extern unsigned int nvfab_admin_timeout;
 extern unsigned int nvfab_io_timeout;
+extern bool nvfab_sqflow_auto;
 /* The module parameters admin_timeout and io_timeout, in jiffies. */
 #define NVFAB_ADMIN_TIMEOUT	(READ_ONCE(nvfab_admin_timeout) * HZ)
 #define NVFAB_IO_TIMEOUT	(READ_ONCE(nvfab_io_timeout) * HZ)

@@ -74,6 +74,17 @@ static ssize_t cntlid_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(cntlid);
 
+static ssize_t sqflow_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct nvfab_ctrl *ctrl = to_ctrl(dev);
+
+	return sysfs_emit(buf, "%s%s\n",
+			  ctrl->sqflow_disabled ? "disabled" : "enabled",
+			  ctrl->sqflow_refused ? " (refused)" : "");
+}
+static DEVICE_ATTR_RO(sqflow);
+
 static ssize_t queue_count_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
@@ -351,6 +362,7 @@ static struct attribute *nvfab_ctrl_attrs[] = {
 	&dev_attr_hostnqn.attr,
 	&dev_attr_hostid.attr,
 	&dev_attr_cntlid.attr,
+	&dev_attr_sqflow.attr,
 	&dev_attr_queue_count.attr,
 	&dev_attr_sqsize.attr,
 	&dev_attr_kato.attr,

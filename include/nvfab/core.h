@@ -373,6 +373,13 @@ struct nvfab_ctrl {
 	u32				oaes;
 	u8				ctratt_tbkas;
 	u32				kato;		/* seconds */
+	/*
+	 * SQ flow control of this association: disabled (asked for in the
+	 * admin Connect, sqflow_auto or disable_sqflow), and whether the
+	 * controller refused that once (kept for the controller's life)
+	 */
+	bool				sqflow_disabled;
+	bool				sqflow_refused;
 	u32				nn;
 	u32				sgls;
 	u16				oncs;

@@ -6,6 +6,8 @@
  * structure (NVMe Base 2.0, 5.17.2.1), changes one field or one connect
  * parameter, and feeds it to nvfab_check_id_ctrl(). nvfab_ns_list feeds
  * Active Namespace ID list pages (CNS 02h) to nvfab_check_ns_list_page().
+ * nvfab_sqflow feeds the statuses a Connect may fail with to
+ * nvfab_sqflow_refusal().
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -461,7 +463,68 @@ static struct kunit_suite nvfab_ns_list_suite = {
 	.test_cases = nvfab_ns_list_cases,
 };
 
-kunit_test_suites(&nvfab_id_ctrl_suite, &nvfab_ns_list_suite);
+/*
+ * nvfab_sqflow: a Connect that asked for SQ flow control disabled failed
+ * with a status from the target. Only Connect Invalid Parameters and
+ * Invalid Field (any DNR/More/CRD bits) of a request the host made by
+ * itself mean "connect again with SQ flow control".
+ */
+struct sqflow_case {
+	const char	*name;
+	bool		auto_asked;
+	int		status;
+	bool		refusal;
+};
+
+static const struct sqflow_case sqflow_cases[] = {
+	{ "Connect Invalid Parameters", true, 0x182, true },
+	{ "Connect Invalid Parameters, DNR", true, 0x4182, true },
+	{ "Invalid Field in Command", true, 0x002, true },
+	{ "Invalid Field, DNR and More", true, 0x6002, true },
+	{ "Invalid Field, CRD 3", true, 0x1802, true },
+	{ "user asked (disable_sqflow)", false, 0x4182, false },
+	{ "success", true, 0, false },
+	{ "errno", true, -EIO, false },
+	{ "timeout errno", true, -ETIMEDOUT, false },
+	{ "Controller Busy", true, 0x181, false },
+	{ "Incompatible Format", true, 0x180, false },
+	{ "Connect Invalid Host", true, 0x184, false },
+	{ "Invalid Opcode", true, 0x001, false },
+	{ "SC 82h of SCT 0 (not 1)", true, 0x082, false },
+	{ "SC 02h of SCT 3 (path)", true, 0x302, false },
+	{ "SC 82h of SCT 3", true, 0x382, false },
+	{ "SC 02h of SCT 7 (vendor)", true, 0x702, false },
+	{ "all bits set", true, 0x7fff, false },
+	{ "INT_MAX", true, INT_MAX, false },
+};
+
+static void sqflow_case_desc(const struct sqflow_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(sqflow, sqflow_cases, sqflow_case_desc);
+
+static void nvfab_sqflow_test(struct kunit *test)
+{
+	const struct sqflow_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, nvfab_sqflow_refusal(c->auto_asked, c->status),
+			c->refusal);
+}
+
+static struct kunit_case nvfab_sqflow_cases[] = {
+	KUNIT_CASE_PARAM(nvfab_sqflow_test, sqflow_gen_params),
+	{}
+};
+
+static struct kunit_suite nvfab_sqflow_suite = {
+	.name = "nvfab_sqflow",
+	.test_cases = nvfab_sqflow_cases,
+};
+
+kunit_test_suites(&nvfab_id_ctrl_suite, &nvfab_ns_list_suite,
+		  &nvfab_sqflow_suite);
 
 MODULE_DESCRIPTION("KUnit tables of hostile Identify data for nvfab-core");
 MODULE_LICENSE("GPL");
