@@ -220,6 +220,58 @@ sc_none() {
 	check "read back" read_back
 	check "data read back is the data written" same_data
 	check "no violation logged" eval '! dmesg_grep "queue [0-9]+:"'
+	check "SQ flow control disabled (sqflow_auto)" sqflow_is disabled
+}
+
+# sqflow_is TEXT: CTRL's sqflow attribute reads TEXT.
+sqflow_is() {
+	local v=
+
+	{ read -r v <"$CTRL/sqflow"; } 2>/dev/null
+	ktap_diag "  sqflow: '$v'"
+	[ "$v" = "$1" ]
+}
+
+refusals_are() {
+	local n=0
+
+	{ read -r n <"$TSTATE"; } 2>/dev/null
+	[ "${n:-0}" = "$1" ]
+}
+
+# The target refuses every Connect that asks for SQ flow control disabled
+# (Connect Invalid Parameters, IPO 46: CATTR). The host asked by itself
+# (module parameter sqflow_auto): it connects again at once with SQ flow
+# control and keeps that for the controller's life (a reset does not ask
+# again). With disable_sqflow the user asked for it: the connect fails.
+sc_refuse_sqflow() {
+	local rc
+
+	target_start refuse-sqflow --count 1000 ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	check "connected in under 10 s ($CONNECT_MS ms)" test "$CONNECT_MS" -lt 10000
+	check "target refused one Connect" refusals_are 1
+	check "sqflow: enabled (refused)" sqflow_is "enabled (refused)"
+	check "kernel says why it connected again" \
+		dmesg_grep "SQ flow control disabled refused"
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
+	( echo 1 >"$CTRL/reset_controller" ) 2>/dev/null
+	check "live again after a reset" wait_for 15000 is_live
+	check "the reset's Connects did not ask again" refusals_are 1
+	check "read after the reset" read_back
+	delete_ctrl || fail "delete"
+
+	CONNECT_EXTRA=",disable_sqflow"
+	connect_start
+	connect_wait 12000
+	rc=$?
+	CONNECT_EXTRA=
+	check "with disable_sqflow the connect fails (rc $rc, $CONNECT_MS ms)" \
+		test "$rc" != 0 -a "$rc" != 124
+	check "target refused that Connect too" refusals_are 2
 }
 
 # io_scenario NAME PDU read|write: a protocol violation on one command.
@@ -665,7 +717,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 22
+ktap_set_plan 23
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -692,6 +744,7 @@ run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "stall-passthru" sc_stall_passthru
 run_scenario "path-io-timeout" sc_path_io_timeout
 run_scenario "refuse-io-connect" sc_refuse_io_connect
+run_scenario "refuse-sqflow" sc_refuse_sqflow
 run_scenario "ana-groups" sc_ana_groups
 run_scenario "ana-chgcnt" sc_ana_chgcnt
 

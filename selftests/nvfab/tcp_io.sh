@@ -18,7 +18,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 35
+ktap_set_plan 36
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -45,6 +45,9 @@ ktap_check "state live" test "$(cat $C/state 2>/dev/null)" = live
 ktap_check "transport tcp, subsysnqn matches" \
 	test "$(cat $C/transport)/$(cat $C/subsysnqn)" = "tcp/$NVMET_NQN"
 ktap_check "queue_count 3 (admin + 2)" test "$(cat $C/queue_count)" = 3
+# nvmet allows it (TREQ), so the reads below end with a C2HData SUCCESS
+ktap_check "SQ flow control disabled (sqflow_auto)" \
+	test "$(cat $C/sqflow)" = disabled
 busywait 20000 head2_ready
 ktap_check "namespaces 1 and 2: $DEV and $D2" head2_ready
 in_subsys() { nvfab_subsys_of "$1" >/dev/null; }

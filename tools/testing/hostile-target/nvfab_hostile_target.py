@@ -157,6 +157,7 @@ SC_NS_NOT_READY = 0x082
 SC_CONNECT_INVALID_PARAM = 0x182
 SC_CONTROLLER_BUSY = 0x181      # Connect: Controller Busy (NVMe-oF 1.1, 3.3)
 SC_DNR = 0x4000
+CATTR_DISABLE_SQFLOW = 0x04     # Connect CATTR bit 2 (NVMe-oF 1.1, 3.3)
 
 NSID_ALL = 0xFFFFFFFF
 LBA_SHIFT = 9
@@ -179,6 +180,9 @@ SCENARIOS = {
     "stall-connect": "never answer the admin Connect",
     "refuse-io-connect": "refuse I/O queue Connects (Controller Busy, no "
                          "DNR) of every controller after the first",
+    "refuse-sqflow": "refuse every Connect that asks for SQ flow control "
+                     "disabled (Connect Invalid Parameters, DNR, IPO 46: "
+                     "CATTR)",
     "stall-first-read": "never answer the first Read on an I/O queue",
     "ns-not-ready": "NS-changed AEN, then Identify NS says Not Ready",
     "ana-groups": "ANA on, with --ana-groups groups in the ANA log",
@@ -1133,8 +1137,8 @@ class Connection:
         return Completion.error(SC_INVALID_OPCODE)
 
     def connect(self, cmd):
-        recfmt, qid, sqsize, _, kato = struct.unpack_from("<HHHB1xI",
-                                                          cmd.sqe, 40)
+        recfmt, qid, sqsize, cattr, kato = struct.unpack_from("<HHHB1xI",
+                                                              cmd.sqe, 40)
         data = cmd.data or b""
         if self.qid is not None or recfmt != 0 or len(data) < 1024:
             return Completion.error(SC_CONNECT_INVALID_PARAM)
@@ -1146,6 +1150,12 @@ class Connection:
             log("target: Connect to unknown NQN %r" % subnqn)
             return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
                               result=(256 << 16) | 1)
+        if cattr & CATTR_DISABLE_SQFLOW and self.scenario.take("refuse-sqflow"):
+            # Invalid Parameter, IATTR 0 (the SQE), IPO 46 (CATTR).
+            self.scenario.record("refuse-sqflow queue %d: Connect with SQ "
+                                 "flow control disabled refused" % qid)
+            return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
+                              result=46 << 16)
         if qid == 0:
             if self.scenario.take("stall-connect"):
                 self.scenario.record("stall-connect CID 0x%x never answered"
