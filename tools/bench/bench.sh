@@ -46,6 +46,12 @@
 #                  those of the rdma set too; default 0; empty: not
 #                  pinned), so that both hosts and
 #                  nvmet's io_work sit on the same CPU in every run
+#   BENCH_KERNEL_SQFLOW  1: the in-kernel host's tcp connects ask for SQ
+#                  flow control disabled too (nvme connect
+#                  --disable-sqflow, as nvme connect-all does when the
+#                  discovery entry allows it); 0 (default): each host's
+#                  own default (nvfab asks, nvfab_core.sqflow_auto; the
+#                  in-kernel host does not)
 #   NVFAB_VM_TIMEOUT     guest limit in seconds (default 2400)
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../testing/vm/lib.sh
@@ -63,6 +69,7 @@ export NVFAB_BENCH_FLIPS=${BENCH_FLIPS:-8}
 export NVFAB_BENCH_TRACE=${BENCH_TRACE:-1}
 export NVFAB_BENCH_PROFILE=${BENCH_PROFILE:-0}
 export NVFAB_BENCH_PIN_CPU=${BENCH_PIN_CPU-0}
+export NVFAB_BENCH_KERNEL_SQFLOW=${BENCH_KERNEL_SQFLOW:-0}
 export NVFAB_BENCH_DISC_CHANGES=${BENCH_DISC_CHANGES:-10}
 export NVFAB_BENCH_DISC_STORM=${BENCH_DISC_STORM:-200}
 
@@ -105,7 +112,7 @@ if [[ " $NVFAB_BENCH_SETS " == *" peer "* ]]; then
 fi
 scripts/dkms-install.sh "$(stock_kver)" >"$out/dkms.log" 2>&1 ||
 	die "dkms install failed (see $out/dkms.log)"
-log "guest: rounds $NVFAB_BENCH_ROUNDS, runtime ${NVFAB_BENCH_RUNTIME}s, sets '$NVFAB_BENCH_SETS'"
+log "guest: rounds $NVFAB_BENCH_ROUNDS, runtime ${NVFAB_BENCH_RUNTIME}s, sets '$NVFAB_BENCH_SETS', in-kernel disable_sqflow $NVFAB_BENCH_KERNEL_SQFLOW"
 vmrc=0
 NVFAB_BENCH=1 "$VM_DIR/run-vm.sh" --kernel stock --out "$out/vm" \
 	--timeout "${NVFAB_VM_TIMEOUT:-2400}" -- "$REPO_ROOT/tools/bench/guest.sh" ||

@@ -75,7 +75,9 @@
 #   NVFAB_BENCH_PEERIO (default build/bench-tools/peerio),
 #   NVFAB_BENCH_DISC_STORM (200: subsystems linked at
 #   once), NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
-#   pinned), NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
+#   pinned), NVFAB_BENCH_KERNEL_SQFLOW (0; 1: the in-kernel host's tcp
+#   connects ask for SQ flow control disabled, as nvfab's do by default),
+#   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
 #   round 1, one more QD32 run per host under "perf record -a" with
@@ -117,6 +119,9 @@ QD32_JOBS=4		# fio jobs of qd32-jobs (4 x QD8); the guest has 2 vCPUs
 # the CPU the host sends from) then sit on the same CPU in every run and
 # for both hosts, instead of wherever fio happened to start.
 PIN_CPU=${NVFAB_BENCH_PIN_CPU-0}
+# 1: the in-kernel host's tcp connects get --disable-sqflow (nvfab asks for
+# SQ flow control disabled by default, the in-kernel host only when told).
+KERNEL_SQFLOW=${NVFAB_BENCH_KERNEL_SQFLOW:-0}
 # The rdma set, as selftests/nvfab/rdma_lib.sh sets it up: rdma_cm and
 # nvmet-rdma work in init_net only, so a veth pair in init_net carries an
 # rxe device on RDMA_IF, and the nvmet-rdma port listens on RDMA_ADDR,
@@ -406,6 +411,7 @@ kernel_connect_to() {
 kernel_connect_path() {
 	local p=$1
 	shift
+	[ "$KERNEL_SQFLOW" = 1 ] && set -- "$@" --disable-sqflow
 	kernel_connect_to "$p" tcp "$(topo_tgt_addr "$p")" "$(topo_host_addr "$p")" "$@"
 }
 
