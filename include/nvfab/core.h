@@ -268,6 +268,10 @@ struct nvfab_peer_counters {
  * @oaes:		Optional Asynchronous Events Supported
  * @ctratt_tbkas:	traffic-based keep-alive supported
  * @kato:		keep-alive timeout in force (seconds)
+ * @sqflow_disabled:	the current association's admin Connect asked for SQ
+ *			flow control disabled (nvfab_connect_queue())
+ * @sqflow_refused:	the controller refused that once: later associations
+ *			keep SQ flow control (controller's life)
  * @nn:			Number of Namespaces
  * @sgls:		SGL Support
  * @oncs:		Optional NVM Command Support
@@ -373,11 +377,6 @@ struct nvfab_ctrl {
 	u32				oaes;
 	u8				ctratt_tbkas;
 	u32				kato;		/* seconds */
-	/*
-	 * SQ flow control of this association: disabled (asked for in the
-	 * admin Connect, sqflow_auto or disable_sqflow), and whether the
-	 * controller refused that once (kept for the controller's life)
-	 */
 	bool				sqflow_disabled;
 	bool				sqflow_refused;
 	u32				nn;

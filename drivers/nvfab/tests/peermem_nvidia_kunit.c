@@ -62,6 +62,7 @@ static struct kunit_suite nvpn_suite = {
 	.name = "nvfab_peermem_nvidia",
 	.test_cases = nvpn_cases,
 };
+
 kunit_test_suite(nvpn_suite);
 
 MODULE_DESCRIPTION("KUnit tests of nvfab-peermem-nvidia's user argument checks");
