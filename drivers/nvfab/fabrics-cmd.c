@@ -104,21 +104,30 @@ EXPORT_SYMBOL_NVFAB(nvfab_reg_write32);
  * @status: what the Connect returned: a positive NVMe status (DNR and More
  *	included, as nvfab_submit_sync_cmd() returns it), 0 or a negative
  *	errno (untrusted: from the target)
+ * @result: Dword 0 of the Connect response (untrusted)
  *
- * Connect Invalid Parameters or Invalid Field in Command (NVMe over Fabrics
- * 1.1, 3.3), whatever IATTR/IPO say: not every target points at CATTR.
- * With disable_sqflow the user asked for it, and the Connect just fails.
+ * Invalid Field in Command, or Connect Invalid Parameters that points at
+ * the SQE (IATTR 0) and there at CATTR or nowhere (IPO 0) (NVMe over
+ * Fabrics 1.1, 3.3: IPO in bits 15:0, IATTR in bit 16). A Connect refused
+ * for its data (IATTR 1: an unknown subsystem NQN, a host that is not
+ * allowed, a bad CNTLID) is not about SQ flow control. With disable_sqflow
+ * the user asked for it, and the Connect just fails.
  *
  * Context: any context.
  * Return: true if the host should connect again with SQ flow control.
  */
-VISIBLE_IF_KUNIT bool nvfab_sqflow_refusal(bool auto_asked, int status)
+VISIBLE_IF_KUNIT bool nvfab_sqflow_refusal(bool auto_asked, int status, u32 result)
 {
 	u16 sc = status & NVME_SCT_SC_MASK;
+	u16 ipo = result & 0xffff;
 
 	if (!auto_asked || status <= 0)
 		return false;
-	return sc == NVME_SC_CONNECT_INVALID_PARAM || sc == NVME_SC_INVALID_FIELD;
+	if (sc == NVME_SC_INVALID_FIELD)
+		return true;
+	if (sc != NVME_SC_CONNECT_INVALID_PARAM || (result & BIT(16)))
+		return false;
+	return !ipo || ipo == offsetof(struct nvmf_connect_command, cattr);
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_sqflow_refusal);
 
@@ -183,7 +192,7 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 				    BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
 	kfree(data);
 	if (nvfab_sqflow_refusal(ctrl->sqflow_disabled &&
-				 !opts->disable_sqflow, ret)) {
+				 !opts->disable_sqflow, ret, le32_to_cpu(res.u32))) {
 		dev_info(ctrl->device, "Connect (qid %d) with SQ flow control disabled refused (status 0x%x, result 0x%x): connecting with SQ flow control\n",
 			 qid, ret, le32_to_cpu(res.u32));
 		ctrl->sqflow_refused = true;

@@ -187,7 +187,7 @@ struct nvfab_id_info {
 };
 
 #if IS_ENABLED(CONFIG_KUNIT)
-bool nvfab_sqflow_refusal(bool auto_asked, int status);
+bool nvfab_sqflow_refusal(bool auto_asked, int status, u32 result);
 #endif
 int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 			bool discovery, u64 cap, u16 cntlid,

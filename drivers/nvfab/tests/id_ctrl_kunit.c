@@ -465,37 +465,54 @@ static struct kunit_suite nvfab_ns_list_suite = {
 
 /*
  * nvfab_sqflow: a Connect that asked for SQ flow control disabled failed
- * with a status from the target. Only Connect Invalid Parameters and
- * Invalid Field (any DNR/More/CRD bits) of a request the host made by
- * itself mean "connect again with SQ flow control".
+ * with a status and Dword 0 from the target. Only Invalid Field, or
+ * Connect Invalid Parameters pointing at CATTR or nowhere in the SQE (any
+ * DNR/More/CRD bits), of a request the host made by itself mean "connect
+ * again with SQ flow control".
  */
 struct sqflow_case {
 	const char	*name;
 	bool		auto_asked;
 	int		status;
+	u32		result;		/* Dword 0: IPO 15:0, IATTR bit 16 */
 	bool		refusal;
 };
 
+#define IPO_CATTR	46
+#define IATTR_DATA	BIT(16)
+
 static const struct sqflow_case sqflow_cases[] = {
-	{ "Connect Invalid Parameters", true, 0x182, true },
-	{ "Connect Invalid Parameters, DNR", true, 0x4182, true },
-	{ "Invalid Field in Command", true, 0x002, true },
-	{ "Invalid Field, DNR and More", true, 0x6002, true },
-	{ "Invalid Field, CRD 3", true, 0x1802, true },
-	{ "user asked (disable_sqflow)", false, 0x4182, false },
-	{ "success", true, 0, false },
-	{ "errno", true, -EIO, false },
-	{ "timeout errno", true, -ETIMEDOUT, false },
-	{ "Controller Busy", true, 0x181, false },
-	{ "Incompatible Format", true, 0x180, false },
-	{ "Connect Invalid Host", true, 0x184, false },
-	{ "Invalid Opcode", true, 0x001, false },
-	{ "SC 82h of SCT 0 (not 1)", true, 0x082, false },
-	{ "SC 02h of SCT 3 (path)", true, 0x302, false },
-	{ "SC 82h of SCT 3", true, 0x382, false },
-	{ "SC 02h of SCT 7 (vendor)", true, 0x702, false },
-	{ "all bits set", true, 0x7fff, false },
-	{ "INT_MAX", true, INT_MAX, false },
+	{ "Connect Invalid Parameters, IPO CATTR", true, 0x182, IPO_CATTR, true },
+	{ "the same, DNR", true, 0x4182, IPO_CATTR, true },
+	{ "Connect Invalid Parameters, no IPO", true, 0x4182, 0, true },
+	{ "Invalid Field in Command", true, 0x002, 0, true },
+	{ "Invalid Field, any Dword 0", true, 0x002, 0xffffffff, true },
+	{ "Invalid Field, DNR and More", true, 0x6002, 0, true },
+	{ "Invalid Field, CRD 3", true, 0x1802, 0, true },
+	{ "IATTR data: SUBNQN (nvmet, unknown subsystem)", true, 0x4182,
+	  IATTR_DATA | 256, false },
+	{ "IATTR data: HOSTNQN", true, 0x4182, IATTR_DATA | 512, false },
+	{ "IATTR data: CNTLID", true, 0x4182, IATTR_DATA | 16, false },
+	{ "IATTR data, IPO CATTR's offset", true, 0x4182,
+	  IATTR_DATA | IPO_CATTR, false },
+	{ "IATTR 0, IPO QID", true, 0x4182, 42, false },
+	{ "IATTR 0, IPO SQSIZE", true, 0x4182, 44, false },
+	{ "IPO CATTR in the upper half (IPO 0: nowhere)", true, 0x4182,
+	  IPO_CATTR << 16, true },
+	{ "user asked (disable_sqflow)", false, 0x4182, IPO_CATTR, false },
+	{ "success", true, 0, 0, false },
+	{ "errno", true, -EIO, 0, false },
+	{ "timeout errno", true, -ETIMEDOUT, 0, false },
+	{ "Controller Busy", true, 0x181, 0, false },
+	{ "Incompatible Format", true, 0x180, 0, false },
+	{ "Connect Invalid Host", true, 0x184, 0, false },
+	{ "Invalid Opcode", true, 0x001, 0, false },
+	{ "SC 82h of SCT 0 (not 1)", true, 0x082, IPO_CATTR, false },
+	{ "SC 02h of SCT 3 (path)", true, 0x302, 0, false },
+	{ "SC 82h of SCT 3", true, 0x382, IPO_CATTR, false },
+	{ "SC 02h of SCT 7 (vendor)", true, 0x702, 0, false },
+	{ "all bits set", true, 0x7fff, 0, false },
+	{ "INT_MAX", true, INT_MAX, 0, false },
 };
 
 static void sqflow_case_desc(const struct sqflow_case *c, char *desc)
@@ -509,7 +526,8 @@ static void nvfab_sqflow_test(struct kunit *test)
 {
 	const struct sqflow_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, nvfab_sqflow_refusal(c->auto_asked, c->status),
+	KUNIT_EXPECT_EQ(test, nvfab_sqflow_refusal(c->auto_asked, c->status,
+						   c->result),
 			c->refusal);
 }
 

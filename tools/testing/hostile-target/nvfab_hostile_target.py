@@ -1151,11 +1151,12 @@ class Connection:
             return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
                               result=(256 << 16) | 1)
         if cattr & CATTR_DISABLE_SQFLOW and self.scenario.take("refuse-sqflow"):
-            # Invalid Parameter, IATTR 0 (the SQE), IPO 46 (CATTR).
+            # Invalid Parameter: IPO 46 (CATTR) in bits 15:0, IATTR 0
+            # (the SQE) in bit 16 (NVMe-oF 1.1, 3.3, as nvmet encodes it).
             self.scenario.record("refuse-sqflow queue %d: Connect with SQ "
                                  "flow control disabled refused" % qid)
             return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
-                              result=46 << 16)
+                              result=46)
         if qid == 0:
             if self.scenario.take("stall-connect"):
                 self.scenario.record("stall-connect CID 0x%x never answered"
