@@ -54,6 +54,12 @@ so that neither fio's start nor its exit counts:
   cpu_per_io_us  CPU microseconds per completed I/O: the busy CPU time per
                  second of the window divided by fio's IOPS (its completed
                  I/Os per second of the steady run)
+When the samples also carry "tcp INSEGS OUTSEGS" (the Tcp counters of
+the guest's /proc/net/snmp in the hosts' netns: every segment the hosts
+received and sent, pure ACKs and retransmissions included), over the same
+window:
+  tcp_in_per_io   TCP segments received per completed I/O
+  tcp_out_per_io  TCP segments sent per completed I/O
 A missing or unusable file, or fewer than 2 samples in the window,
 leaves these out (with a note on stderr); the line is still written.
 
@@ -154,6 +160,20 @@ def windows(samples, events, window_ms):
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq",
               "steal")
 BUSY = ("user", "nice", "system", "irq", "softirq")
+# The optional "tcp INSEGS OUTSEGS" after a sample's cpu fields.
+TCP_FIELDS = ("tcp_in", "tcp_out")
+
+
+def read_tcp_segs(parts):
+    """{tcp_in, tcp_out} from a sample's "tcp IN OUT" words, or {}."""
+    try:
+        k = parts.index("tcp", 2 + len(CPU_FIELDS))
+        vals = [int(v) for v in parts[k + 1:k + 3]]
+    except ValueError:
+        return {}
+    if len(vals) != len(TCP_FIELDS) or min(vals) < 0:
+        return {}
+    return dict(zip(TCP_FIELDS, vals))
 
 
 def read_cpu_stat(path):
@@ -169,7 +189,9 @@ def read_cpu_stat(path):
                 vals = [int(v) for v in parts[2:2 + len(CPU_FIELDS)]]
             except ValueError:
                 continue
-            out.append((t, dict(zip(CPU_FIELDS, vals))))
+            fields = dict(zip(CPU_FIELDS, vals))
+            fields.update(read_tcp_segs(parts))
+            out.append((t, fields))
     return out
 
 
@@ -204,6 +226,9 @@ def cpu_figures(samples, iops, user_hz):
            "cpu_per_io_us": None}
     if num(iops) and iops > 0:
         res["cpu_per_io_us"] = round(cpu_us / win / iops, 3)
+        for k in TCP_FIELDS:
+            if k in a and k in b and b[k] >= a[k]:
+                res[k + "_per_io"] = round((b[k] - a[k]) / win / iops, 3)
     return res
 
 

@@ -83,8 +83,8 @@
 #   round 1, one more QD32 run per host under "perf record -a" with
 #   software cpu-clock sampling, reported as $OUT/profile-HOST.txt).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV,
-# NVFAB_BENCH_ETC and NVFAB_BENCH_PROC_STAT replace /sys, /dev, /etc/nvme
-# and /proc/stat; sourcing this file
+# NVFAB_BENCH_ETC, NVFAB_BENCH_PROC_STAT and NVFAB_BENCH_PROC_SNMP replace
+# /sys, /dev, /etc/nvme, /proc/stat and /proc/net/snmp; sourcing this file
 # only defines the functions, running it calls main.
 #
 # A benchmark, not a test: a failed job or connect is logged and skipped;
@@ -167,6 +167,7 @@ ASYM_KERNEL=(numa round-robin queue-depth)
 SYS=${NVFAB_BENCH_SYS:-/sys}
 DISC_CFS=$SYS/kernel/config/nvfab/discovery
 PROC_STAT=${NVFAB_BENCH_PROC_STAT:-/proc/stat}
+PROC_SNMP=${NVFAB_BENCH_PROC_SNMP:-/proc/net/snmp}
 USER_HZ=100		# /proc/stat's tick; main() asks getconf
 DEVD=${NVFAB_BENCH_DEV:-/dev}
 PEER_DEVMEM=$DEVD/nvfab-peermem-test
@@ -518,14 +519,41 @@ record() {
 		>>"$RESULTS" || log "no result for $name ($INIT, round $ROUND)"
 }
 
+# tcp_segs: set TCP_SEGS to "tcp INSEGS OUTSEGS", the Tcp counters of
+# $PROC_SNMP (this netns: the hosts' side of the topology), or to "" when
+# it has none; builtins only, no fork.
+tcp_segs() {
+	local -a names=() vals=()
+	local line i segs_in='' segs_out=''
+	TCP_SEGS=
+	[ -r "$PROC_SNMP" ] || return 0
+	while read -r line; do
+		case $line in
+		"Tcp: "[A-Za-z]*) read -r -a names <<<"$line" ;;
+		"Tcp: "[0-9-]*) read -r -a vals <<<"$line" ;;
+		esac
+	done <"$PROC_SNMP"
+	for i in "${!names[@]}"; do
+		case ${names[i]} in
+		InSegs) segs_in=${vals[i]-} ;;
+		OutSegs) segs_out=${vals[i]-} ;;
+		esac
+	done
+	[ -n "$segs_in" ] && [ -n "$segs_out" ] &&
+		TCP_SEGS="tcp $segs_in $segs_out"
+	return 0
+}
+
 # cpu_sample: one line "EPOCHREALTIME cpu USER NICE SYSTEM IDLE IOWAIT IRQ
-# SOFTIRQ STEAL ..." (the all-CPU line of /proc/stat, in USER_HZ ticks);
+# SOFTIRQ STEAL ..." (the all-CPU line of /proc/stat, in USER_HZ ticks),
+# then "tcp INSEGS OUTSEGS" (tcp_segs) when there are such counters;
 # builtins only, no fork.
 cpu_sample() {
 	local -a cs
 	read -r -a cs <"$PROC_STAT" || return 1
 	[ "${cs[0]}" = cpu ] || return 1
-	echo "${EPOCHREALTIME/,/.} ${cs[*]}"
+	tcp_segs
+	echo "${EPOCHREALTIME/,/.} ${cs[*]}${TCP_SEGS:+ $TCP_SEGS}"
 }
 
 # cpu_sampler FILE: a cpu_sample every CPU_EVERY seconds until killed

@@ -56,6 +56,17 @@ def cpu_row(rid, group, what, job, goal):
                "lower", goal, notes="cpu")
 
 
+def seg_row(rid, group, what, job, way):
+    """TCP segments per I/O of one single-path job, both ways counted in
+    the hosts' netns (pure ACKs included): what the host puts on the wire
+    and takes off it for each I/O. Informational: fewer is cheaper, for
+    the host and for the target."""
+    return row(rid, group,
+               "%s TCP segments %s per I/O, nvfab / in-kernel" % (what, way),
+               "tcp_%s_per_io" % ("out" if way == "sent" else "in"),
+               "segments/I/O", (NVFAB, job), (KERNEL, job), "lower")
+
+
 def single_rows():
     g = ("single path: 1 controller, QD1/QD32 4 KiB randread, 128 KiB seq "
          "read; guest CPU time (all CPUs) per I/O")
@@ -78,6 +89,10 @@ def single_rows():
             "bw_kib", "KiB/s", (NVFAB, "seq128k"), (KERNEL, "seq128k"),
             "higher", 1.0),
         cpu_row("seq128k-cpu", g, "128 KiB seq", "seq128k", 1.0),
+        seg_row("qd32-segs-out", g, "QD32", "qd32", "sent"),
+        seg_row("qd32-segs-in", g, "QD32", "qd32", "received"),
+        seg_row("seq128k-segs-out", g, "128 KiB seq", "seq128k", "sent"),
+        seg_row("seq128k-segs-in", g, "128 KiB seq", "seq128k", "received"),
     ]
 
 
@@ -322,6 +337,10 @@ def num(v):
 MISSING = {
     "cpu_per_io_us": "runs without CPU figures: an older bench.jsonl, "
                      "or no /proc/stat sample (guest log)",
+    "tcp_out_per_io": "runs without TCP segment counts: an older "
+                      "bench.jsonl, or no /proc/net/snmp in the samples",
+    "tcp_in_per_io": "runs without TCP segment counts: an older "
+                     "bench.jsonl, or no /proc/net/snmp in the samples",
 }
 
 

@@ -72,15 +72,16 @@ mock_functions() {
 	sleep() { :; }
 	# The samples of a run that the mock fio says ended at 1000 s after
 	# 4 s of steady I/O: two inside (100 busy ticks, 100 idle: 50% busy),
-	# one at fio's start and one at its exit, which must not count.
+	# one at fio's start and one at its exit, which must not count; 100
+	# TCP segments received and 190 sent between the two inside.
 	# (cpu_sampler itself is tested below, on its own.)
 	cpu_sampler() {
 		[ -r "$PROC_STAT" ] || return 0
 		{
-			echo "990.0 cpu 0 0 0 0 0 0 0 0 0 0"
-			echo "996.6 cpu 1000 10 500 5000 20 0 30 0 0 0"
-			echo "998.6 cpu 1050 10 530 5100 20 0 50 0 0 0"
-			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0"
+			echo "990.0 cpu 0 0 0 0 0 0 0 0 0 0 tcp 0 0"
+			echo "996.6 cpu 1000 10 500 5000 20 0 30 0 0 0 tcp 1000 2000"
+			echo "998.6 cpu 1050 10 530 5100 20 0 50 0 0 0 tcp 1100 2190"
+			echo "1000.2 cpu 9000 10 9000 9000 20 0 90 0 0 0 tcp 9999 9999"
 		} >"$1.part" && mv "$1.part" "$1"
 	}
 	modprobe() { [ -z "${MOCK_DISC_NOMOD:-}" ] || [ "$1" != nvfab-discovery ]; }
@@ -399,6 +400,8 @@ check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_s
 # samples inside fio's steady run
 check "full: steady runs have CPU figures (50% busy, 2 samples, 2 s)" \
 	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 90
+check "full: steady runs have TCP segments received and sent per I/O, from the same samples" \
+	test "$(lines full '"cpu_per_io_us": [0-9.]*, "tcp_in_per_io": [0-9.]*, "tcp_out_per_io": [0-9.]*')" = 90
 check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
 check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 90
 check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
@@ -415,10 +418,13 @@ check "default sets: single and mpath, no rdma (78 results)" \
 	-a "$(events default rdma_setup)" = 0
 
 # cpu_sampler as the guest runs it: a sample every CPU_EVERY s until
-# killed; none, and at once, without /proc/stat.
-sampler_test() { # PROC_STAT FILE
+# killed; none, and at once, without /proc/stat. Each sample ends with the
+# Tcp segment counters of PROC_SNMP (default /proc/net/snmp) when it has
+# them.
+sampler_test() { # PROC_STAT FILE [PROC_SNMP]
 	(
 		export OUT=$TMP NVFAB_BENCH_PROC_STAT=$1 NVFAB_BENCH_CPU_EVERY=0.05
+		[ -z "${3:-}" ] || export NVFAB_BENCH_PROC_SNMP=$3
 		# shellcheck source-path=SCRIPTDIR source=guest.sh
 		. "$HERE/guest.sh"
 		cpu_sampler "$2" 2>/dev/null &
@@ -432,6 +438,27 @@ check "cpu_sampler: several samples of /proc/stat in 0.5 s" \
 	test "$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}' "$TMP/sampler.txt")" -ge 3
 sampler_test /nonexistent/stat "$TMP/sampler-none.txt"
 check "cpu_sampler: no /proc/stat, no sample" test ! -s "$TMP/sampler-none.txt"
+check "cpu_sampler: each sample ends with /proc/net/snmp's Tcp InSegs and OutSegs" \
+	test "$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}.* tcp [0-9]+ [0-9]+$' "$TMP/sampler.txt")" = \
+	"$(wc -l <"$TMP/sampler.txt")"
+{
+	echo "Ip: Forwarding DefaultTTL InSegs"
+	echo "Ip: 1 64 999"
+	echo "Tcp: RtoAlgorithm RtoMin ActiveOpens InSegs OutSegs RetransSegs"
+	echo "Tcp: 1 200 -1 123456 65432 7"
+	echo "Udp: InDatagrams OutSegs"
+	echo "Udp: 5 6"
+} >"$TMP/snmp"
+sampler_test /proc/stat "$TMP/sampler-snmp.txt" "$TMP/snmp"
+check "cpu_sampler: Tcp InSegs and OutSegs found by name, not position or another protocol's" \
+	test "$(grep -c ' tcp 123456 65432$' "$TMP/sampler-snmp.txt")" -ge 3 \
+	-a "$(grep -c -v ' tcp 123456 65432$' "$TMP/sampler-snmp.txt")" = 0
+printf 'Udp: InDatagrams\nUdp: 5\n' >"$TMP/snmp-notcp"
+sampler_test /proc/stat "$TMP/sampler-notcp.txt" "$TMP/snmp-notcp"
+sampler_test /proc/stat "$TMP/sampler-nosnmp.txt" /nonexistent/snmp
+check "cpu_sampler: no Tcp lines or no file: samples without the tcp words" \
+	test "$(grep -c ' tcp ' "$TMP/sampler-notcp.txt" "$TMP/sampler-nosnmp.txt" | grep -c ':0$')" = 2 \
+	-a -s "$TMP/sampler-notcp.txt" -a -s "$TMP/sampler-nosnmp.txt"
 
 # The disc set alone: defaults (10 changes), a small storm.
 mock_run disc NVFAB_BENCH_SETS=disc NVFAB_BENCH_DISC_STORM=7

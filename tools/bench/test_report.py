@@ -33,11 +33,14 @@ def synthetic(rounds=3, drop=(), cpu=True):
         rec.update(kv)
         lines.append(rec)
 
-    def c(us, busy):
+    def c(us, busy, segs_in=None, segs_out=None):
         if not cpu:
             return {}
-        return {"cpu_per_io_us": us, "cpu_busy_pct": busy,
-                "cpu_us": 1e6, "cpu_win_s": 4.0}
+        rec = {"cpu_per_io_us": us, "cpu_busy_pct": busy,
+               "cpu_us": 1e6, "cpu_win_s": 4.0}
+        if segs_in is not None:
+            rec.update(tcp_in_per_io=segs_in, tcp_out_per_io=segs_out)
+        return rec
 
     for rnd in range(1, rounds + 1):
         f = 1 + 0.05 * (rnd - 2)     # some spread between rounds
@@ -45,12 +48,13 @@ def synthetic(rounds=3, drop=(), cpu=True):
             iops=11000, **c(30 * f, 40.0))
         add(K, rnd, "qd1", lat_mean_us=100, lat_p99_us=180, iops=10000,
             **c(40, 45.0))
-        add(NV, rnd, "qd32", iops=40000 * f, **c(47 * f, 99.0))
-        add(K, rnd, "qd32", iops=38000, **c(50, 98.0))
+        add(NV, rnd, "qd32", iops=40000 * f, **c(47 * f, 99.0, 0.5, 1.2))
+        add(K, rnd, "qd32", iops=38000, **c(50, 98.0, 1.0, 2.0))
         add(NV, rnd, "qd32-jobs", iops=39000 * f, **c(52 * f, 100.0))
         add(K, rnd, "qd32-jobs", iops=39000, **c(50, 100.0))
-        add(NV, rnd, "seq128k", bw_kib=900000 * f, **c(300 * f, 97.0))
-        add(K, rnd, "seq128k", bw_kib=1000000, **c(250, 96.0))
+        add(NV, rnd, "seq128k", bw_kib=900000 * f,
+            **c(300 * f, 97.0, 33.0 * f, 3.0))
+        add(K, rnd, "seq128k", bw_kib=1000000, **c(250, 96.0, 30.0, 2.5))
         # rdma set: nvfab better on latency and CPU, worse on seq bw
         add(NV, rnd, "rdma-qd1", lat_mean_us=180 * f, lat_p99_us=400 * f,
             iops=5500, **c(120 * f, 60.0))
@@ -169,6 +173,19 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rows["seq128k-cpu"]["status"], "NOT met")  # 1.2
         self.assertEqual(rows["qd32j-cpu"]["status"], "info")
         self.assertAlmostEqual(rows["qd32j-cpu"]["ratio"], 1.04)
+        # TCP segments per I/O: informational, lower is better, no busy
+        # share (they are not CPU rows)
+        for rid, ratio in (("qd32-segs-in", 0.5), ("qd32-segs-out", 0.6),
+                           ("seq128k-segs-in", 1.1),
+                           ("seq128k-segs-out", 1.2)):
+            self.assertEqual(rows[rid]["status"], "info", rid)
+            self.assertEqual(rows[rid]["better"], "lower", rid)
+            self.assertIsNone(rows[rid]["goal"], rid)
+            self.assertAlmostEqual(rows[rid]["ratio"], ratio, msg=rid)
+            self.assertNotIn("cpu_busy_pct", rows[rid])
+        self.assertAlmostEqual(rows["seq128k-segs-in"]["min"], 33 * 0.95 / 30)
+        self.assertIn("QD32 TCP segments sent per I/O, nvfab / in-kernel",
+                      r.stdout)
         self.assertEqual(rows["qd32j-iops"]["status"], "info")
         self.assertRegex(r.stdout, r"QD1 CPU per I/O \(us\), nvfab / "
                          r"in-kernel +30\.0 +40\.0 +0\.75 +0\.71\.\.0\.79 +3 "
@@ -238,14 +255,15 @@ class ReportTest(unittest.TestCase):
         s, rows = rows_by_id(self.d)
         for rid in ("qd1-mean", "qd1-p99", "qd32-iops", "seq128k-bw",
                     "qd1-cpu", "qd32-cpu", "qd32j-iops", "qd32j-cpu",
-                    "seq128k-cpu", "asym30-st-qd", "asym30-qd",
-                    "asym30-ceiling", "cut-rr"):
+                    "seq128k-cpu", "qd32-segs-out", "qd32-segs-in",
+                    "seq128k-segs-out", "seq128k-segs-in", "asym30-st-qd",
+                    "asym30-qd", "asym30-ceiling", "cut-rr"):
             self.assertEqual(rows[rid]["status"], "no data", rid)
             # the jobs did not run: no reason beyond "no data"
             self.assertNotIn("why", rows[rid], rid)
         self.assertEqual(rows["sym-rr"]["status"], "met")
-        self.assertEqual(s["goals"]["no_data"], 13)
-        self.assertEqual(r.stdout.count("no data"), 13)
+        self.assertEqual(s["goals"]["no_data"], 17)
+        self.assertEqual(r.stdout.count("no data"), 17)
 
     def test_no_cpu_figures(self):
         """A bench.jsonl from before the CPU figures: those rows say why
@@ -258,11 +276,16 @@ class ReportTest(unittest.TestCase):
         cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu",
                "rdma-qd1-cpu", "rdma-qd32-cpu", "rdma-seq128k-cpu",
                "peer-read128k-cpu", "peer-write128k-cpu", "peer-rand4k-cpu")
+        segs = ("qd32-segs-out", "qd32-segs-in", "seq128k-segs-out",
+                "seq128k-segs-in")
         for rid in cpu:
             self.assertEqual(rows[rid]["status"], "no data", rid)
             self.assertIn("without CPU figures", rows[rid]["why"])
             self.assertNotIn("cpu_busy_pct", rows[rid])
-        self.assertEqual(s["goals"]["no_data"], len(cpu))
+        for rid in segs:
+            self.assertEqual(rows[rid]["status"], "no data", rid)
+            self.assertIn("without TCP segment counts", rows[rid]["why"])
+        self.assertEqual(s["goals"]["no_data"], len(cpu) + len(segs))
         self.assertEqual(r.stdout.count(
             "no data (runs without CPU figures: an older bench.jsonl"),
             len(cpu))
@@ -652,6 +675,48 @@ class CpuTest(unittest.TestCase):
                 with self.assertRaises(ValueError):
                     fio2jsonl.cpu_figures(bad, 2000.0, 100)
 
+    def test_tcp_segments(self):
+        """The "tcp INSEGS OUTSEGS" words after the cpu fields: segments
+        per I/O over the same window; malformed or missing words, or
+        counters that went back (a reset netns), give none."""
+        with tempfile.TemporaryDirectory() as d:
+            c = os.path.join(d, "cpu.txt")
+            base = self.sample(1000.0, 0, 0, 0, 0, 0, 0, 0).rstrip("\n")
+            end = self.sample(1004.0, 100, 0, 100, 600, 0, 0, 0).rstrip("\n")
+            with open(c, "w") as f:
+                f.write(base + " tcp 1000 5000\n")
+                f.write(end + " tcp 9000 21000\n")
+            s = fio2jsonl.read_cpu_stat(c)
+            self.assertEqual((s[0][1]["tcp_in"], s[1][1]["tcp_out"]),
+                             (1000, 21000))
+            # 8000 in and 16000 out over 4 s at 2000 IOPS
+            res = fio2jsonl.cpu_figures(s, 2000.0, 100)
+            self.assertEqual(res["tcp_in_per_io"], 1.0)
+            self.assertEqual(res["tcp_out_per_io"], 2.0)
+            self.assertEqual(res["cpu_per_io_us"], 250.0)
+            self.assertNotIn("tcp_in_per_io",
+                             fio2jsonl.cpu_figures(s, None, 100))
+            for tail in ("", " tcp", " tcp 5", " tcp x 7", " tcp -1 7",
+                         " tcp 1 2 3"):
+                with open(c, "w") as f:
+                    f.write(base + tail + "\n")
+                    f.write(end + " tcp 9000 21000\n")
+                res = fio2jsonl.cpu_figures(fio2jsonl.read_cpu_stat(c),
+                                            2000.0, 100)
+                self.assertEqual(res["cpu_per_io_us"], 250.0, tail)
+                if tail == " tcp 1 2 3":    # extra words are ignored
+                    self.assertEqual(res["tcp_in_per_io"], 1.125, tail)
+                    continue
+                self.assertNotIn("tcp_in_per_io", res, tail)
+                self.assertNotIn("tcp_out_per_io", res, tail)
+            with open(c, "w") as f:
+                f.write(end + " tcp 9000 21000\n")
+                f.write(self.sample(1008.0, 200, 0, 200, 1200, 0, 0, 0)
+                        .rstrip("\n") + " tcp 10 20\n")
+            res = fio2jsonl.cpu_figures(fio2jsonl.read_cpu_stat(c),
+                                        2000.0, 100)
+            self.assertNotIn("tcp_in_per_io", res)
+
     def test_steady_window(self):
         s = [(t / 4.0, {}) for t in range(0, 41)]      # 0..10 s
         w = fio2jsonl.steady_window(s, 9.0, 5.0)        # run 4..9 s
@@ -761,9 +826,12 @@ class PlotRowsTest(unittest.TestCase):
         ids = [r["id"] for r in plot.drawn_rows(s)]
         self.assertEqual(ids, ["qd1-mean", "qd1-p99", "qd1-cpu", "qd32-iops",
                                "qd32-cpu", "qd32j-iops", "qd32j-cpu",
-                               "seq128k-bw", "seq128k-cpu"])
+                               "seq128k-bw", "seq128k-cpu", "qd32-segs-out",
+                               "qd32-segs-in", "seq128k-segs-out",
+                               "seq128k-segs-in"])
         self.assertGreater(s["goals"]["no_data"], 20)
-        # an older single run: no CPU figures, so no CPU rows either
+        # an older single run: no CPU figures (and no segment counts), so
+        # no CPU or segment rows either
         s = self.summary([x for x in synthetic(cpu=False)
                           if x["job"] in single])
         self.assertEqual([r["id"] for r in plot.drawn_rows(s)],
@@ -784,8 +852,8 @@ class PlotRowsTest(unittest.TestCase):
                           if x["job"] in single or
                           x["job"].startswith("rdma-")])
         ids = [r["id"] for r in plot.drawn_rows(s)]
-        self.assertEqual(len(ids), 16)
-        self.assertEqual(ids.index("rdma-qd1-mean"), 9)
+        self.assertEqual(len(ids), 20)
+        self.assertEqual(ids.index("rdma-qd1-mean"), 13)
         # BENCH_SETS=peer: its six ratios; the counters (A alone) not
         s = self.summary([x for x in synthetic()
                           if x["job"].startswith("peer-")])
