@@ -334,13 +334,13 @@ def num(v):
 
 
 # Why a row whose jobs ran has no data, when the runs lack its metric.
+NO_SEGS = ("runs without TCP segment counts: an older bench.jsonl, or no "
+           "/proc/net/snmp in the samples")
 MISSING = {
     "cpu_per_io_us": "runs without CPU figures: an older bench.jsonl, "
                      "or no /proc/stat sample (guest log)",
-    "tcp_out_per_io": "runs without TCP segment counts: an older "
-                      "bench.jsonl, or no /proc/net/snmp in the samples",
-    "tcp_in_per_io": "runs without TCP segment counts: an older "
-                     "bench.jsonl, or no /proc/net/snmp in the samples",
+    "tcp_out_per_io": NO_SEGS,
+    "tcp_in_per_io": NO_SEGS,
 }
 
 

@@ -439,7 +439,8 @@ check "cpu_sampler: several samples of /proc/stat in 0.5 s" \
 sampler_test /nonexistent/stat "$TMP/sampler-none.txt"
 check "cpu_sampler: no /proc/stat, no sample" test ! -s "$TMP/sampler-none.txt"
 check "cpu_sampler: each sample ends with /proc/net/snmp's Tcp InSegs and OutSegs" \
-	test "$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}.* tcp [0-9]+ [0-9]+$' "$TMP/sampler.txt")" = \
+	test -s "$TMP/sampler.txt" -a \
+	"$(grep -c -E '^[0-9]+\.[0-9]+ cpu( [0-9]+){8}.* tcp [0-9]+ [0-9]+$' "$TMP/sampler.txt")" = \
 	"$(wc -l <"$TMP/sampler.txt")"
 {
 	echo "Ip: Forwarding DefaultTTL InSegs"

@@ -216,7 +216,8 @@ step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # (disc-genctr), 256-byte fields without padding (disc-bad-entries), the
 # reset during a log read (disc-short-log).
 #
-# CI's limit is 90 minutes and this guest takes most of them, so what
+# CI's limit is 90 minutes and, with KASAN's outline checks, this guest
+# took most of them (inline checks halved it, see "Guest limits"), so what
 # only drives user space runs in the stock guest instead: nvfabctl.sh
 # (289 s here, the tool's options and output formats) and demo.sh (296 s
 # here, a tour of what the other selftests check). discovery.sh's storm
