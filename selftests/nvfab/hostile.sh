@@ -32,6 +32,11 @@ ONLY=${NVFAB_HOSTILE_ONLY:-}
 ONLY_VAR=NVFAB_HOSTILE_ONLY
 TICK_NAME=hostile
 WAIT_STEP=0.05
+# The transport and the target's address (hostile_rdma.sh sets its own).
+TRANSPORT=tcp
+TADDR=127.0.0.1
+CONNECT_BASE=
+PYTHON=(python3 -B -S)
 
 CPID=		# a connect writing to /dev/nvfab-fabrics
 CONNECT_EXTRA=	# more connect options (",name=value...")
@@ -56,8 +61,9 @@ target_start() {
 	else
 		args=(--scenario "$sc" --state "$TSTATE")
 	fi
-	python3 -B -S "$TARGET" --port "$port" --nqn "$NQN" "${args[@]}" "$@" \
-		2>"$TLOG" &
+	[ -n "${NVFAB_HOSTILE_VERBOSE:-}" ] && args+=(--verbose)
+	"${PYTHON[@]}" "$TARGET" --addr "$TADDR" --port "$port" --nqn "$NQN" \
+		"${args[@]}" "$@" 2>"$TLOG" &
 	TPID=$!
 	wait_for 90000 test -s "$TSTATE"
 }
@@ -67,9 +73,10 @@ target_start() {
 # connect_start: connect to the target in the background (the
 # write to /dev/nvfab-fabrics blocks for the whole connect).
 connect_start() {
-	local opts="transport=tcp,traddr=127.0.0.1,trsvcid=$port,nqn=$NQN"
+	local opts="transport=$TRANSPORT,traddr=$TADDR,trsvcid=$port,nqn=$NQN"
 
-	opts+=",nr_io_queues=1,reconnect_delay=1,ctrl_loss_tmo=30$CONNECT_EXTRA"
+	opts+="$CONNECT_BASE,nr_io_queues=1,reconnect_delay=1,ctrl_loss_tmo=30"
+	opts+=$CONNECT_EXTRA
 	CTRL=
 	DEV=
 	rm -f /tmp/nvfab-hostile.reply
@@ -274,9 +281,10 @@ sc_refuse_sqflow() {
 	check "target refused that Connect too" refusals_are 2
 }
 
-# io_scenario NAME PDU read|write: a protocol violation on one command.
+# io_scenario NAME PDU read|write [CID]: a protocol violation on one
+# command; the kernel's line names PDU and CID (default "CID 0x").
 io_scenario() {
-	local sc=$1 pdu=$2 kind=$3 iopid rc
+	local sc=$1 pdu=$2 kind=$3 cid=${4-CID 0x} iopid rc
 
 	target_start "$sc" --trigger-lba "$TRIGGER_LBA" ||
 		{ fail "target did not start"; return; }
@@ -297,8 +305,8 @@ io_scenario() {
 		check "read back after recovery" read_back
 	fi
 	check "data right" same_data
-	check "kernel names the $pdu violation: 'queue N: ... $pdu ... CID 0x'" \
-		dmesg_grep "queue [0-9]+:" "CID 0x" "$pdu"
+	check "kernel names the $pdu violation: 'queue N: ... $pdu ... $cid'" \
+		dmesg_grep "queue [0-9]+:" "$cid" "$pdu"
 	check "I/O works after recovery" read_back
 	check "data still right" same_data
 }
@@ -706,6 +714,9 @@ delete_all() {
 	done
 	wait_for "$1" no_ctrls
 }
+
+# hostile_rdma.sh takes the functions above and runs its own scenarios.
+[ -n "${HOSTILE_FUNCS_ONLY:-}" ] && return 0
 
 cleanup() {
 	[ -n "$TPID" ] && kill -KILL "$TPID" 2>/dev/null

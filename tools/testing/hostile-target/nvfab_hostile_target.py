@@ -462,6 +462,8 @@ class Subsystem:
         self.namespaces = {i: Namespace(i, ns_size, lbaf16)
                            for i in range(1, nr_ns + 1)}
         self.ana_groups = ana_groups     # 0: ANA off
+        self.ioccsz = 4                  # I/O queues: no in-capsule data
+        self.sgls = 1 | (1 << 20)        # SGLs; Offset in-capsule data
         self.controllers = {}
         self.next_cntlid = 1
         self.lock = threading.Lock()
@@ -678,10 +680,11 @@ class Controller:
         buf[513] = 0x44
         put(buf, 514, "HI", maxcmd, len(self.subsys.namespaces))  # MAXCMD, NN
         buf[525] = 1                     # VWC present
-        put(buf, 536, "II", 1 | (1 << 20), len(self.subsys.namespaces))
+        put(buf, 536, "II", self.subsys.sgls, len(self.subsys.namespaces))
         nqn = self.subsys.nqn.encode()
         buf[768:768 + len(nqn)] = nqn
-        put(buf, 1792, "IIHBB", 4, 1, 0, 0, 1)  # IOCCSZ IORCSZ ICDOFF - MSDBD
+        # IOCCSZ IORCSZ ICDOFF - MSDBD
+        put(buf, 1792, "IIHBB", self.subsys.ioccsz, 1, 0, 0, 1)
         return bytes(buf)
 
     def id_ns(self, ns):

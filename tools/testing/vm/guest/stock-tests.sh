@@ -14,10 +14,10 @@
 # shifting logs of the hostile discovery target (hostile_disc.sh), the
 # udev rules name the heads of the installed modules (udev.sh), nvfabctl
 # drives them (nvfabctl.sh) and the demo runs (demo.sh). The last two run
-# here only, not in the test-kernel guest: they drive user space, and
-# that guest is near CI's time limit; so do configfs.sh and rdma_mpath.sh
-# (check-all.sh says why). The stock kernel has no KUnit:
-# kunit.ktap records a skip.
+# here only, not in the test-kernel guest: they drive user space
+# (check-all.sh says why). The hostile NVMe/RDMA target's scenarios
+# (hostile_rdma.sh) run here and under KASAN. The stock kernel has no
+# KUnit: kunit.ktap records a skip.
 set -u
 : "${REPO_ROOT:?}" "${OUT:?}"
 
@@ -38,7 +38,7 @@ ktap=$OUT/selftests.ktap
 # NVFAB_STOCK_SELFTESTS replaces that list: check-all.sh's newest-kernel
 # guest (Debian's newest kernel from matrix-image.sh) runs modules.sh and
 # the short demo (demo.sh).
-NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh configfs.sh rdma_io.sh rdma_mpath.sh rdma_recovery.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
+NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh configfs.sh rdma_io.sh rdma_mpath.sh rdma_recovery.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh hostile_rdma.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
 	timeout 2700 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# nvfab-rdma against a hostile NVMe/RDMA target: the user-space target of
+# tools/testing/hostile-target/nvfab_hostile_rdma.py (pyverbs) breaks the
+# protocol in one way per scenario (a second or an unknown response, a
+# remote invalidation of the wrong rkey or of none, a response capsule
+# shorter than a CQE, a Read never answered, a CM REJECT) and the host
+# must notice it when it arrives, recover and keep the data right,
+# without a hang or a splat.
+#
+# The target runs on a soft RoCE device (rdma_rxe) on a veth, as in
+# rdma_io.sh, and the host connects to it through the same device. The
+# scenario functions are hostile.sh's (HOSTILE_FUNCS_ONLY), pointed at
+# this target and transport.
+# SC2034: hostile.sh's functions read these variables; SC2317: shellcheck
+# takes hostile.sh's final exit for this script's.
+# shellcheck disable=SC2034,SC2317
+set -u
+HOSTILE_FUNCS_ONLY=1 . "$(dirname "$0")/hostile.sh"
+. "$(dirname "$0")/rdma_lib.sh"
+
+TARGET=$REPO/tools/testing/hostile-target/nvfab_hostile_rdma.py
+NQN_BASE=nqn.2014-08.org.nvmexpress:nvfab-hostile-rdma
+PORT_BASE=4460
+LOGDIR=${OUT:-/tmp}/hostile-rdma
+ONLY=${NVFAB_HOSTILE_RDMA_ONLY:-}
+ONLY_VAR=NVFAB_HOSTILE_RDMA_ONLY
+TRANSPORT=rdma
+TADDR=$RDMA_ADDR
+CONNECT_BASE=",host_traddr=$RDMA_ADDR"
+PYTHON=(python3 -B)	# pyverbs is in dist-packages: no -S
+BIG=/tmp/nvfab-hostile-rdma.big
+port=$PORT_BASE
+
+cleanup() {
+	[ -n "$TPID" ] && kill -KILL "$TPID" 2>/dev/null
+	delete_all 20000
+	nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core >/dev/null 2>&1
+	rdma link delete "$RDMA_DEV" >/dev/null 2>&1
+	ip link del "$RDMA_IF" >/dev/null 2>&1
+	rm -f "$BIG"
+}
+trap cleanup EXIT
+
+# wrong-rkey: a 2 MiB read is three commands in flight at once (at most
+# 1020 KiB each: one FRWR MR of 256 pages a command), and the target
+# answers the one at TRIGGER_LBA with Send with Invalidate of another
+# one's rkey (a key the device knows, so that the check is the host's).
+sc_wrong_rkey() {
+	local iopid rc
+
+	target_start wrong-rkey --trigger-lba "$TRIGGER_LBA" ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	head -c 2M /dev/urandom >"$BIG"
+	check "2 MiB pattern written at LBA $TRIGGER_LBA" timeout 60 dd \
+		if="$BIG" of="$DEV" bs=2M seek=1 count=1 oflag=direct status=none
+	rm -f "$RD"
+	timeout 60 dd if="$DEV" of="$RD" bs=2M skip=1 count=1 iflag=direct \
+		status=none &
+	iopid=$!
+	wait_for 15000 misbehaved 1 || fail "target misbehaved (state file)"
+	watch_recovery
+	bg_wait "$iopid" 60000
+	rc=$?
+	check "the 2 MiB read completes (dd rc $rc)" test "$rc" = 0
+	check "data right" cmp -s "$BIG" "$RD"
+	check "kernel names the wrong rkey: 'queue N: ... CID 0x... invalidates an rkey other'" \
+		dmesg_grep "queue [0-9]+:" "CID 0x" "invalidates an rkey other"
+	rm -f "$RD"
+	check "I/O works after recovery" timeout 60 dd if="$DEV" of="$RD" \
+		bs=2M skip=1 count=1 iflag=direct status=none
+	check "data still right" cmp -s "$BIG" "$RD"
+}
+
+# The CM REJECT of the admin queue: the connect fails at once and names
+# the status; the next connect (the target rejects once) works.
+sc_cm_reject() {
+	local rc
+
+	target_start cm-reject || { fail "target did not start"; return; }
+	connect_start
+	connect_wait 12000
+	rc=$?
+	check "connect fails within 10 s (rc $rc, $CONNECT_MS ms)" \
+		test "$rc" != 0 -a "$rc" != 124 -a "${CONNECT_MS:-99999}" -lt 10000
+	check "target rejected the CM request" misbehaved 1
+	check "kernel names the REJECT's status" dmesg_grep "rejected" "resources"
+	connect_ok || return
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
+}
+
+require_root
+command -v python3 >/dev/null || ksft_skip_all "python3 missing"
+command -v rdma >/dev/null || ksft_skip_all "rdma (iproute2) missing"
+modprobe -n rdma_rxe 2>/dev/null || ksft_skip_all "no rdma_rxe module"
+modprobe rdma_ucm 2>/dev/null || ksft_skip_all "no rdma_ucm module"
+[ -c /dev/infiniband/rdma_cm ] || ksft_skip_all "no /dev/infiniband/rdma_cm"
+why=$(python3 -B -c "import pyverbs.cmid" 2>&1) ||
+	ksft_skip_all "pyverbs missing (python3-pyverbs): ${why##*: }"
+ktap_header
+ktap_set_plan 11
+dmesg_canary_start
+tick_open
+mkdir -p "$LOGDIR"
+: >"$LOGDIR/connect.err"
+head -c 8192 /dev/urandom >"$PAT"
+
+ktap_check "soft RoCE device $RDMA_DEV on $RDMA_IF ($RDMA_ADDR)" rdma_up
+ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-rdma
+run_scenario "correct target: connect, write, read back, delete" sc_none
+run_scenario "dup-resp" io_scenario dup-resp "second response|names no command" read
+run_scenario "unknown-cid" io_scenario unknown-cid "names no command" read
+run_scenario "wrong-rkey" sc_wrong_rkey
+run_scenario "inv-inline" io_scenario inv-inline "has no MR" write
+run_scenario "short-resp" io_scenario short-resp "response capsule of 8 bytes" read ""
+run_scenario "stall-first-read" sc_stall_first_read
+run_scenario "cm-reject" sc_cm_reject
+
+wait_stragglers 90000
+ok=1
+delete_all 30000 || { ktap_diag "controllers left: $(ls /sys/class/nvfab)"; ok=0; }
+nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core || ok=0
+dmesg_clean_since_canary || ok=0
+ktap_check "modules unload, kernel log clean" test "$ok" = 1
+ktap_finish
