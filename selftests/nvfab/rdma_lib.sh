@@ -114,7 +114,8 @@ _rdma_wire_rules() { # add|del
 		ip rule "$1" pref 13 iif lo to "$RDMA_W_HOST" lookup 211
 }
 
-# rdma_wire_up: the veth pair, the routing above, a device on each end.
+# rdma_wire_up: the veth pair, the routing above, a device on each end,
+# and on each end a netem qdisc that drops nothing until rdma_wire_cut.
 rdma_wire_up() {
 	local i
 
@@ -127,6 +128,8 @@ rdma_wire_up() {
 			"net.ipv4.conf.$i.accept_local=1" || return
 	done
 	ip link set "$RDMA_W_HIF" up && ip link set "$RDMA_W_TIF" up || return
+	tc qdisc add dev "$RDMA_W_HIF" root netem loss 0% &&
+		tc qdisc add dev "$RDMA_W_TIF" root netem loss 0% || return
 	ip route add "$RDMA_W_TGT" dev "$RDMA_W_HIF" table 210 &&
 		ip route add "$RDMA_W_HOST" dev "$RDMA_W_TIF" table 211 || return
 	_rdma_wire_rules add || return
@@ -151,13 +154,19 @@ rdma_wire_down() {
 } 2>/dev/null
 
 # rdma_wire_cut, rdma_wire_restore: drop everything both ways, and stop.
+# Only netem's loss changes: adding or deleting a root qdisc grafts it,
+# and a packet sent meanwhile is dropped with NET_XMIT_CN, which rxe
+# (6.12) takes as a failed send and answers by moving the sending QP to
+# the error state, the GSI QP 1 too when the packet was a CM MAD: the
+# device's CM then stays mute until the device is removed (every later
+# connect times out). A loss drop is silent to the sender, as a cut is.
 rdma_wire_cut() {
-	tc qdisc add dev "$RDMA_W_HIF" root netem loss 100% &&
-		tc qdisc add dev "$RDMA_W_TIF" root netem loss 100%
+	tc qdisc change dev "$RDMA_W_HIF" root netem loss 100% &&
+		tc qdisc change dev "$RDMA_W_TIF" root netem loss 100%
 }
 rdma_wire_restore() {
-	tc qdisc del dev "$RDMA_W_HIF" root
-	tc qdisc del dev "$RDMA_W_TIF" root
+	tc qdisc change dev "$RDMA_W_HIF" root netem loss 0%
+	tc qdisc change dev "$RDMA_W_TIF" root netem loss 0%
 }
 
 # rdma_wire_diag: the QPs (with the GSI QP 1 that carries the CM's MADs)
