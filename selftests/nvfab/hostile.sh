@@ -715,6 +715,20 @@ delete_all() {
 	wait_for "$1" no_ctrls
 }
 
+# hostile_end MODULE...: the last result: no controller left, the
+# MODULEs unload, the kernel log is clean since the canary. A connect or
+# delete still blocked holds the modules: it gets its time first.
+hostile_end() {
+	local ok=1
+
+	wait_stragglers 90000
+	delete_all 30000 || { ktap_diag "controllers left: $(ls /sys/class/nvfab)"; ok=0; }
+	nvfab_unload "$@" || ok=0
+	dmesg_clean_since_canary || ok=0
+	ktap_check "modules unload, kernel log clean" test "$ok" = 1
+	ktap_finish
+}
+
 # hostile_rdma.sh takes the functions above and runs its own scenarios.
 [ -n "${HOSTILE_FUNCS_ONLY:-}" ] && return 0
 
@@ -759,11 +773,4 @@ run_scenario "refuse-sqflow" sc_refuse_sqflow
 run_scenario "ana-groups" sc_ana_groups
 run_scenario "ana-chgcnt" sc_ana_chgcnt
 
-# A connect or delete still blocked holds the modules: give it its time.
-wait_stragglers 90000
-ok=1
-delete_all 30000 || { ktap_diag "controllers left: $(ls /sys/class/nvfab)"; ok=0; }
-nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core || ok=0
-dmesg_clean_since_canary || ok=0
-ktap_check "modules unload, kernel log clean" test "$ok" = 1
-ktap_finish
+hostile_end nvfab-tcp nvfab-fabrics nvfab-core

@@ -42,7 +42,6 @@ import argparse
 import collections
 import os
 import select
-import signal
 import struct
 import sys
 import threading
@@ -378,8 +377,11 @@ class RdmaQueue(ht.Connection):
         return super().connect(cmd)
 
 
-class RdmaTarget:
-    """The listener: the CM events on the main thread, a thread a queue."""
+class RdmaTarget(ht.Target):
+    """The listener: the CM events on the main thread, a thread a queue.
+
+    close(), forget() and request_stop() are the TCP target's (its
+    connections are these queues; there is no listening socket)."""
 
     def __init__(self, args):
         self.scenario = ht.Scenario(args.scenario, args.count, args.state,
@@ -397,12 +399,9 @@ class RdmaTarget:
         self.verbose = args.verbose
         self.stop = threading.Event()
         self.lock = threading.Lock()
-        self.queues = set()
+        self.conns = set()               # the queues
+        self.listener = None
         self.ids = []                    # CM IDs kept until the end
-
-    def forget(self, queue):
-        with self.lock:
-            self.queues.discard(queue)
 
     @staticmethod
     def _cm_fds():
@@ -450,7 +449,7 @@ class RdmaTarget:
                                bytes(28))
         child.accept(param)
         with self.lock:
-            self.queues.add(queue)
+            self.conns.add(queue)
         threading.Thread(target=queue.serve, daemon=True,
                          name="queue-%d" % qid).start()
 
@@ -499,17 +498,6 @@ class RdmaTarget:
             event.close()
         self.close()
 
-    def close(self):
-        for ctrl in self.subsys.all_controllers():
-            ctrl.stop()
-        with self.lock:
-            queues = list(self.queues)
-        for queue in queues:
-            queue.shutdown()
-
-    def request_stop(self, *_):
-        self.stop.set()
-
 
 def parse_args(argv):
     p = argparse.ArgumentParser(
@@ -544,19 +532,8 @@ def parse_args(argv):
 
 
 def main(argv):
-    args = parse_args(argv)
-    target = RdmaTarget(args)
-    signal.signal(signal.SIGTERM, target.request_stop)
-    signal.signal(signal.SIGINT, target.request_stop)
-    try:
-        target.run()
-    except Exception as err:   # pyverbs raises its own error classes
-        ht.log("target: %s" % err)
-        return 1
-    ht.log("target: stopped after %d misbehaviour(s)" % target.scenario.done)
-    sys.stderr.flush()
-    # Queue threads are daemons polling their CQs: leave without them.
-    os._exit(0)
+    # pyverbs raises its own error classes, not OSError
+    return ht.run_target(RdmaTarget(parse_args(argv)), Exception)
 
 
 if __name__ == "__main__":

@@ -1521,22 +1521,27 @@ def parse_args(argv):
     return args
 
 
-def main(argv):
-    args = parse_args(argv)
-    target = Target(args)
+def run_target(target, errors=OSError):
+    """Run @target until SIGTERM or SIGINT; @errors end it with status 1.
+    Used by the NVMe/RDMA target too."""
     signal.signal(signal.SIGTERM, target.request_stop)
     signal.signal(signal.SIGINT, target.request_stop)
-    signal.signal(signal.SIGUSR1, target.request_disc_change)
     try:
         target.run()
-    except OSError as e:
+    except errors as e:
         log("target: %s" % e)
         return 1
     log("target: stopped after %d misbehaviour(s)" % target.scenario.done)
     sys.stderr.flush()
-    # Connection threads are daemons blocked in recv on closed sockets:
-    # leave without waiting for them.
+    # Connection threads are daemons blocked in recv on closed sockets
+    # (or polling their CQs): leave without waiting for them.
     os._exit(0)
+
+
+def main(argv):
+    target = Target(parse_args(argv))
+    signal.signal(signal.SIGUSR1, target.request_disc_change)
+    return run_target(target)
 
 
 if __name__ == "__main__":
