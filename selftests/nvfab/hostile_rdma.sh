@@ -5,7 +5,8 @@
 # tools/testing/hostile-target/nvfab_hostile_rdma.py (pyverbs) breaks the
 # protocol in one way per scenario (a second or an unknown response, a
 # remote invalidation of the wrong rkey or of none, a response capsule
-# shorter than a CQE, a Read never answered, a CM REJECT) and the host
+# shorter than a CQE, a Read never answered, a CM REJECT with a status or
+# with private data of an unknown format) and the host
 # must notice it when it arrives, recover and keep the data right,
 # without a hang or a splat.
 #
@@ -74,19 +75,21 @@ sc_wrong_rkey() {
 	check "data still right" cmp -s "$BIG" "$RD"
 }
 
-# The CM REJECT of the admin queue: the connect fails at once and names
-# the status; the next connect (the target rejects once) works.
+# sc_cm_reject NAME TEXT: the CM REJECT of the admin queue: the connect
+# fails at once and the kernel's line has TEXT (the status by name, or the
+# RECFMT it does not know); the next connect (the target rejects once)
+# works.
 sc_cm_reject() {
 	local rc
 
-	target_start cm-reject || { fail "target did not start"; return; }
+	target_start "$1" || { fail "target did not start"; return; }
 	connect_start
 	connect_wait 12000
 	rc=$?
 	check "connect fails within 10 s (rc $rc, $CONNECT_MS ms)" \
 		test "$rc" != 0 -a "$rc" != 124 -a "${CONNECT_MS:-99999}" -lt 10000
 	check "target rejected the CM request" misbehaved 1
-	check "kernel names the REJECT's status" dmesg_grep "rejected" "resources"
+	check "kernel says why: '... rejected ... $2'" dmesg_grep "rejected" "$2"
 	connect_ok || return
 	check "8 KiB write" write_pat
 	check "read back" read_back
@@ -102,7 +105,7 @@ modprobe rdma_ucm 2>/dev/null || ksft_skip_all "no rdma_ucm module"
 why=$(python3 -B -c "import pyverbs.cmid" 2>&1) ||
 	ksft_skip_all "pyverbs missing (python3-pyverbs): ${why##*: }"
 ktap_header
-ktap_set_plan 11
+ktap_set_plan 12
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -118,6 +121,8 @@ run_scenario "wrong-rkey" sc_wrong_rkey
 run_scenario "inv-inline" io_scenario inv-inline "has no MR" write
 run_scenario "short-resp" io_scenario short-resp "response capsule of 8 bytes" read ""
 run_scenario "stall-first-read" sc_stall_first_read
-run_scenario "cm-reject" sc_cm_reject
+run_scenario "cm-reject" sc_cm_reject cm-reject "status 6 NO_RSC"
+run_scenario "cm-reject-recfmt" sc_cm_reject cm-reject-recfmt \
+	"REJECT private data with RECFMT 1"
 
 hostile_end nvfab-rdma nvfab-fabrics nvfab-core

@@ -75,6 +75,8 @@ SCENARIOS = {
     "stall-first-read": "never answer the first Read on an I/O queue",
     "cm-reject": "reject the CM request of the admin queue (REJECT "
                  "private data: RECFMT 0, STS 6, no resources)",
+    "cm-reject-recfmt": "reject the CM request of the admin queue with "
+                        "REJECT private data of RECFMT 1 (undefined)",
 }
 
 SQE_LEN = 64
@@ -90,8 +92,8 @@ CM_STS_INVALID_QID = 3
 CM_STS_INVALID_HSQSIZE = 4
 CM_STS_INVALID_HRQSIZE = 5
 CM_STS_NO_RSC = 6
-WR_RECV_BASE = 0
 CM_DEV = "/dev/infiniband/rdma_cm"
+WR_RECV_BASE = 0
 WR_SEND_BASE = 1 << 20
 WR_RDMA = 1 << 30
 
@@ -296,6 +298,10 @@ class RdmaQueue(ht.Connection):
                       cmd.rkey)
         cqe = self.cqe(cmd.cid, comp)
         inv = self.inv_key(cmd)
+        other = None
+        if io and inv is not None and sc.is_("wrong-rkey") and \
+                sc.covers(cmd):
+            other = self.rkey_in_flight()
         if io and cmd.opcode == ht.IO_READ:
             if sc.take("dup-resp", cmd=cmd):
                 sc.record("dup-resp " + where)
@@ -307,14 +313,11 @@ class RdmaQueue(ht.Connection):
                 sc.record("unknown-cid %s answered as CID 0x%x"
                           % (where, bogus))
                 self.post_rsp(self.cqe(bogus, comp))
-            elif inv is not None and sc.is_("wrong-rkey") and \
-                    sc.covers(cmd) and self.rkey_in_flight() is not None \
-                    and sc.take("wrong-rkey", cmd=cmd):
-                other, other_cid = self.rkey_in_flight()
+            elif other and sc.take("wrong-rkey", cmd=cmd):
                 sc.record("wrong-rkey %s: invalidates rkey 0x%x of CID 0x%x "
-                          "(in flight), not 0x%x" % (where, other, other_cid,
-                                                     inv))
-                inv = other
+                          "(in flight), not 0x%x" % (where, other[0],
+                                                     other[1], inv))
+                inv = other[0]
             elif sc.take("short-resp", cmd=cmd):
                 sc.record("short-resp " + where + ": 8 bytes")
                 cqe = cqe[:8]
@@ -433,14 +436,18 @@ class RdmaTarget(ht.Target):
                 sts = CM_STS_INVALID_HSQSIZE
             elif hrqsize != hsqsize + 1:
                 sts = CM_STS_INVALID_HRQSIZE
-        if sts is None and qid == 0 and self.scenario.take("cm-reject"):
-            self.scenario.record("cm-reject admin queue: REJECT STS %d"
-                                 % CM_STS_NO_RSC)
+        recfmt = 0
+        if sts is None and qid == 0 and \
+                self.scenario.take("cm-reject", "cm-reject-recfmt"):
             sts = CM_STS_NO_RSC
+            if self.scenario.is_("cm-reject-recfmt"):
+                recfmt = 1
+            self.scenario.record("%s admin queue: REJECT RECFMT %d STS %d"
+                                 % (self.scenario.name, recfmt, sts))
+        elif sts is not None:
+            ht.log("target: CM request refused: STS %d" % sts)
         if sts is not None:
-            if sts != CM_STS_NO_RSC:
-                ht.log("target: CM request refused: STS %d" % sts)
-            child.reject(struct.pack("<HH", 0, sts))
+            child.reject(struct.pack("<HH", recfmt, sts))
             return
         queue = RdmaQueue(self, child, qid, hsqsize + 1)
         param = ConnParam(resources=0, depth=1, retry=7, rnr_retry=7,
