@@ -40,8 +40,10 @@
 #                  of each stall run (vm/trace-HOST-ROUND-JOB.txt.gz) and
 #                  report when each host moved the I/O; 0: no trace
 #   BENCH_PROFILE  1: in round 1, one more QD32 run per host under perf
-#                  (software cpu-clock sampling, kernel call chains), as
-#                  vm/profile-nvfab.txt and vm/profile-kernel.txt; 0 (default)
+#                  (software cpu-clock sampling, kernel call chains), and
+#                  QD32 and 128k seq runs in the rdma set, as
+#                  vm/profile-JOB-HOST.txt (vm/profile-qd32-nvfab.txt, ...);
+#                  0 (default)
 #   BENCH_PIN_CPU  guest CPU of the single-job runs (QD1, QD32, 128k seq,
 #                  those of the rdma set too; default 0; empty: not
 #                  pinned), so that both hosts and
@@ -139,7 +141,7 @@ if [ -n "$png" ]; then
 else
 	echo "bench: plot:    not made: $(tail -n1 "$out/plot.log") (see $out/plot.log)"
 fi
-for f in "$out"/vm/profile-nvfab.txt "$out"/vm/profile-kernel.txt; do
+for f in "$out"/vm/profile-*-nvfab.txt "$out"/vm/profile-*-kernel.txt; do
 	[ -s "$f" ] && echo "bench: profile: $f"
 done
 echo "bench: latest:  $BUILD_DIR/bench/latest -> $(basename "$out")"

@@ -81,7 +81,8 @@
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
 #   round 1, one more QD32 run per host under "perf record -a" with
-#   software cpu-clock sampling, reported as $OUT/profile-HOST.txt).
+#   software cpu-clock sampling, and QD32 and 128k seq runs in the rdma
+#   set, reported as $OUT/profile-JOB-HOST.txt).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV,
 # NVFAB_BENCH_ETC, NVFAB_BENCH_PROC_STAT and NVFAB_BENCH_PROC_SNMP replace
 # /sys, /dev, /etc/nvme, /proc/stat and /proc/net/snmp; sourcing this file
@@ -596,9 +597,10 @@ job() {
 # profile_job NAME FIO-ARGS...: with PROFILE=1, in round 1 only, one more
 # fio run of RUNTIME seconds under "perf record -a" (cpu-clock: TCG has no
 # hardware counters; kernel call chains), reported by symbol, flat and by
-# caller and inclusive, in $OUT/profile-$INIT.txt. Not a result row: perf costs CPU.
+# caller and inclusive, in $OUT/profile-NAME-$INIT.txt. Not a result row: perf
+# costs CPU.
 profile_job() {
-	local name=$1 data=$OUT/perf-$INIT.data rep=$OUT/profile-$INIT.txt
+	local name=$1 data=$OUT/perf-$INIT.data rep=$OUT/profile-$1-$INIT.txt
 	shift
 	[ "$PROFILE" = 1 ] && [ "$ROUND" = 1 ] || return 0
 	command -v perf >/dev/null || { log "no perf: profile skipped"; return 0; }
@@ -609,7 +611,7 @@ profile_job() {
 	perf record -q -a -g -e cpu-clock -F "$PROFILE_HZ" -o "$data" -- \
 		fio --name="$name" --filename="$DEV" --ioengine=libaio --direct=1 \
 		--time_based --runtime="$RUNTIME" --output-format=terse \
-		"$@" >"$OUT/profile-$INIT-fio.txt" 2>&1 ||
+		"$@" >"$OUT/profile-$name-$INIT-fio.txt" 2>&1 ||
 		{ log "perf record ($INIT) failed"; return 0; }
 	{
 		echo "# $INIT, $name: perf record -a -g -e cpu-clock -F $PROFILE_HZ, ${RUNTIME}s"
@@ -770,6 +772,8 @@ block_rdma() {
 	job rdma-qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
 	job rdma-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
 	job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
+	profile_job rdma-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	profile_job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	disconnect
 }
 
