@@ -39,9 +39,9 @@
 #   BENCH_TRACE    1 (default): keep an ftrace of the nvfab and nvme events
 #                  of each stall run (vm/trace-HOST-ROUND-JOB.txt.gz) and
 #                  report when each host moved the I/O; 0: no trace
-#   BENCH_PROFILE  1: in round 1, one more QD32 run per host under perf
-#                  (software cpu-clock sampling, kernel call chains), and
-#                  QD32 and 128k seq runs in the rdma set, as
+#   BENCH_PROFILE  1: in round 1, one more QD32 and one more 128k seq run
+#                  per host in the single and rdma sets, under perf
+#                  (software cpu-clock sampling, kernel call chains), as
 #                  vm/profile-JOB-HOST.txt (vm/profile-qd32-nvfab.txt, ...);
 #                  0 (default)
 #   BENCH_PIN_CPU  guest CPU of the single-job runs (QD1, QD32, 128k seq,

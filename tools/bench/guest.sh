@@ -80,9 +80,9 @@
 #   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
-#   round 1, one more QD32 run per host under "perf record -a" with
-#   software cpu-clock sampling, and QD32 and 128k seq runs in the rdma
-#   set, reported as $OUT/profile-JOB-HOST.txt).
+#   round 1, one more QD32 and one more 128k seq run per host, in the
+#   single and rdma sets, under "perf record -a" with software cpu-clock
+#   sampling, reported as $OUT/profile-JOB-HOST.txt).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV,
 # NVFAB_BENCH_ETC, NVFAB_BENCH_PROC_STAT and NVFAB_BENCH_PROC_SNMP replace
 # /sys, /dev, /etc/nvme, /proc/stat and /proc/net/snmp; sourcing this file
@@ -759,6 +759,7 @@ block_single() {
 		--numjobs="$QD32_JOBS" --group_reporting
 	job seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	profile_job qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	profile_job seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	disconnect
 }
 
