@@ -16,12 +16,14 @@ set -u
 T=/sys/kernel/tracing
 TMP=$(mktemp -d /run/nvfab-trace.XXXXXX)
 FPID=
+RECORD_CMD=
 cleanup() {
 	[ -n "$FPID" ] && kill "$FPID" 2>/dev/null
 	if [ -e "$T/events/nvfab/enable" ]; then
 		echo 0 >"$T/events/nvfab/enable"
 		: >"$T/trace"
 	fi
+	[ -n "$RECORD_CMD" ] && echo "$RECORD_CMD" >"$T/options/record-cmd"
 	rm -rf "$TMP"
 	nvfab_tcp_cleanup
 }
@@ -45,6 +47,13 @@ ktap_check "the nvfab trace system exists" test -e "$T/events/nvfab/nvfab_setup_
 echo 0 >"$T/tracing_on"
 echo 4096 >"$T/buffer_size_kb"
 : >"$T/trace"
+# No task names: recording them hooks sched_switch, and turning that hook
+# on and off patches the static branches in __schedule() while the other
+# CPU runs it. Under TCG that patching once hit a stale int3 there (Oops:
+# int3 in __schedule, as the events went off). The parsers here and in
+# trace_flip.py read "<...>-PID" as well as "fio-PID".
+RECORD_CMD=$(cat "$T/options/record-cmd" 2>/dev/null)
+[ -n "$RECORD_CMD" ] && echo 0 >"$T/options/record-cmd"
 echo 1 >"$T/events/nvfab/enable"
 echo 1 >"$T/tracing_on"
 
