@@ -644,6 +644,10 @@ trace_start() {
 	echo 0 >"$TRACEFS/tracing_on"
 	echo 32768 >"$TRACEFS/buffer_size_kb"
 	: >"$TRACEFS/trace"
+	# No task names: their sched_switch hook would be switched with the
+	# events, patching __schedule() under the other vCPU (a stale int3
+	# once killed a TCG guest there; Documentation/dev-tools/testing.rst).
+	[ -e "$TRACEFS/options/record-cmd" ] && echo 0 >"$TRACEFS/options/record-cmd"
 	echo 1 >"$TRACEFS/events/nvfab/enable" 2>/dev/null
 	echo 1 >"$TRACEFS/events/nvme/enable" 2>/dev/null
 	echo 1 >"$TRACEFS/tracing_on"
