@@ -86,7 +86,8 @@ conftest:
 	fi
 	@scripts/conftest.sh $(KDIR) $(CURDIR)/include/nvfab/conftest.h
 
-dkms.conf: VERSION drivers/nvfab/Kbuild scripts/gen-dkms-conf.sh
+dkms.conf: VERSION $(wildcard drivers/nvfab/Kbuild drivers/nvfab/*/Kbuild) \
+		scripts/gen-dkms-conf.sh
 	scripts/gen-dkms-conf.sh > $@
 
 # Build a copy of the tree in build/NAME against KDIR, so that builds for

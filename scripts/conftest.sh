@@ -5,7 +5,7 @@
 #
 # Compile each probe in scripts/conftest/*.c against the kernel build tree
 # KDIR and write OUT_HEADER with one HAVE_<PROBE> macro per probe that
-# compiled. drivers/nvfab/compat.h turns these into shims. Each probe names
+# compiled. include/nvfab/compat.h turns these into shims. Each probe names
 # the kernel version and commit that changed the API it tests.
 #
 # A probe that does not compile means "API absent", so a broken build

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Print dkms.conf for the version in VERSION and the modules that
-# drivers/nvfab/Kbuild builds unconditionally, plus nvfab-peermem-nvidia on
+# Print dkms.conf for the version in VERSION and the modules that the
+# folders named in drivers/nvfab/Kbuild build unconditionally (each
+# folder's own Kbuild, in that order), plus nvfab-peermem-nvidia on
 # the condition the Makefile builds it on. KUnit test modules (built only
 # with NVFAB_KUNIT=1) are never listed, so DKMS never installs them.
 set -euo pipefail
@@ -38,16 +39,22 @@ BUILD_EXCLUSIVE_KERNEL_MIN="6.12"
 BUILD_EXCLUSIVE_CONFIG="CONFIG_BLOCK CONFIG_INET CONFIG_CONFIGFS_FS CONFIG_BLK_DEV CONFIG_INFINIBAND_ADDR_TRANS"
 HDR
 
-# Only the unconditional obj-m lines, before the first conditional block.
-mapfile -t mods < <(sed -n '/^if/q;s/^obj-m += \(nvfab[a-z0-9_-]*\)\.o$/\1/p' \
+# One folder per module: drivers/nvfab/Kbuild names the folders, and each
+# folder's Kbuild its modules. Only the unconditional obj-m lines count,
+# those before the folder's first conditional block.
+mapfile -t dirs < <(sed -n 's|^obj-y += \([a-z0-9_-]*\)/$|\1|p' \
 	"$root/drivers/nvfab/Kbuild")
 i=0
-for mod in "${mods[@]}"; do
-	echo
-	echo "BUILT_MODULE_NAME[$i]=\"$mod\""
-	echo "BUILT_MODULE_LOCATION[$i]=\"drivers/nvfab/\""
-	echo "DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
-	i=$((i + 1))
+for dir in "${dirs[@]}"; do
+	mapfile -t mods < <(sed -n '/^if/q;s/^obj-m += \(nvfab[a-z0-9_-]*\)\.o$/\1/p' \
+		"$root/drivers/nvfab/$dir/Kbuild")
+	for mod in "${mods[@]}"; do
+		echo
+		echo "BUILT_MODULE_NAME[$i]=\"$mod\""
+		echo "BUILT_MODULE_LOCATION[$i]=\"drivers/nvfab/$dir/\""
+		echo "DEST_MODULE_LOCATION[$i]=\"/updates/dkms\""
+		i=$((i + 1))
+	done
 done
 
 # The NVIDIA provider: the Makefile builds it only where scripts/nv-p2p.sh
@@ -61,7 +68,7 @@ cat <<NV
 if [ -x "\$(dirname "\${BASH_SOURCE[0]}")/scripts/nv-p2p.sh" ] &&
 	"\$(dirname "\${BASH_SOURCE[0]}")/scripts/nv-p2p.sh" >/dev/null 2>&1; then
 	BUILT_MODULE_NAME[$i]="nvfab-peermem-nvidia"
-	BUILT_MODULE_LOCATION[$i]="drivers/nvfab/"
+	BUILT_MODULE_LOCATION[$i]="drivers/nvfab/peermem/"
 	DEST_MODULE_LOCATION[$i]="/updates/dkms"
 fi
 NV

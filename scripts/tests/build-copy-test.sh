@@ -22,8 +22,9 @@ trap 'rm -rf "$TMP"' EXIT
 (cd "$REPO" && git ls-files -z) |
 	rsync -a --from0 --files-from=- "$REPO/" "$TMP/src/" ||
 	{ echo "Bail out! cannot copy the tracked files"; exit 1; }
-STALE=(drivers/nvfab/nvfab-fabrics.mod drivers/nvfab/nvfab-fabrics.mod.c
-	drivers/nvfab/modules.order drivers/nvfab/Module.symvers
+STALE=(drivers/nvfab/fabrics/nvfab-fabrics.mod
+	drivers/nvfab/fabrics/nvfab-fabrics.mod.c
+	drivers/nvfab/fabrics/modules.order modules.order Module.symvers
 	tools/testing/peermem-test/modules.order)
 for f in "${STALE[@]}"; do
 	echo "stale leftover of an in-tree build" >"$TMP/src/$f"
@@ -39,7 +40,7 @@ COPY=$TMP/build/peermem-test-stock
 copied() {
 	sed 's/^/# make: /' "$TMP/out" | tail -5
 	[ "$rc" != 0 ] && grep -q "does not exist" "$TMP/out" &&
-		test -f "$COPY/drivers/nvfab/peermem.c" &&
+		test -f "$COPY/drivers/nvfab/peermem/peermem.c" &&
 		test -f "$COPY/tools/testing/peermem-test/nvfab_peermem_test.c"
 }
 ktap_check "make peermem-test-stock copies the sources, then stops at the missing kernel tree" copied
@@ -58,10 +59,11 @@ ktap_check "no .mod, .mod.c, modules.order or Module.symvers of the source tree 
 
 # Files the copy itself has (kbuild's, from an earlier build there) are
 # kept: the next build is incremental.
-mkdir -p "$COPY/drivers/nvfab" && echo own >"$COPY/drivers/nvfab/nvfab-core.mod"
+mkdir -p "$COPY/drivers/nvfab/core" &&
+	echo own >"$COPY/drivers/nvfab/core/nvfab-core.mod"
 make -C "$TMP/src" -s peermem-test-stock BUILD="$TMP/build" \
 	STOCK_KDIR="$TMP/no-kernel" >"$TMP/out" 2>&1
 ktap_check "the copy's own kbuild files survive the next copy" \
-	test "$(cat "$COPY/drivers/nvfab/nvfab-core.mod" 2>/dev/null)" = own
+	test "$(cat "$COPY/drivers/nvfab/core/nvfab-core.mod" 2>/dev/null)" = own
 
 ktap_finish

@@ -10,8 +10,8 @@
  * NUMREC is capped (NVF_DLP_MAX_RECORDS) before anything is allocated.
  *
  * Each entry is checked on its own (nvf_dlp_entry_parse(), by the rules
- * of drivers/nvfab/discovery-log.c, so that the tool and nvfab-discovery
- * use the same entries); an entry that fails is left out with a warning
+ * of drivers/nvfab/discovery/discovery-log.c, so that the tool and
+ * nvfab-discovery use the same entries); an entry that fails is left out with a warning
  * naming its index and why, so that one bad record neither hides the
  * others nor reaches a connect. TRSVCID,
  * SUBNQN and TRADDR are fixed-size ASCII fields padded with spaces (some

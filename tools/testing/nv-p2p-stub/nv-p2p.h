@@ -2,8 +2,9 @@
 /*
  * A stand-in for NVIDIA's nv-p2p.h, written for nvfab from the API as
  * NVIDIA documents it (the GPUDirect RDMA guide and the public header of
- * the open GPU kernel modules), so that drivers/nvfab/peermem-nvidia.c
- * compiles where no NVIDIA driver source is installed:
+ * the open GPU kernel modules), so that
+ * drivers/nvfab/peermem/peermem-nvidia.c compiles where no NVIDIA driver
+ * source is installed:
  *
  *	make NVIDIA_SRC=$PWD/tools/testing/nv-p2p-stub
  *

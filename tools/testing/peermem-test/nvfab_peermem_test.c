@@ -40,7 +40,7 @@
 
 #include <nvfab/peermem.h>
 
-#include "../../../drivers/nvfab/compat.h"
+#include <nvfab/compat.h>
 #include "nvfab_peermem_test.h"
 
 #define NVPT_IVSHMEM_DEVICE	0x1110	/* ivshmem-plain, vendor 0x1af4 */

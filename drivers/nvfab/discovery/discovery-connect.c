@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The connects and disconnects that reconciliation asks for, with storm
+ * control: at most the entry's max_inflight and the module's max_inflight
+ * connects in flight, those that come in a herd started after a random
+ * jitter (nvfab_disc_jitter_herd() in discovery-ctrl.c), and a failed
+ * connect retried after an exponential backoff (2 s doubling up to
+ * retry_max_s). 200 subsystems that appear at once therefore connect a
+ * few at a time, never 200 at once.
+ *
+ * Each discovery controller's @dispatch_work walks its records and starts
+ * those that are due while slots are free; a connect that ends frees its
+ * slot and kicks every dispatch_work. A connect is one
+ * nvfab_fabrics_create_ctrl(), as if user space wrote the options to
+ * /dev/nvfab-fabrics, so the per-NQN multipath policy of configfs applies
+ * to what discovery connects as to any other controller.
+ *
+ * The uevents of the discovery controller (NVFAB_EVENT=discovery_*) are
+ * sent from here and from reconciliation.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/device.h>
+#include <linux/glob.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <nvfab/compat.h>
+#include "discovery-priv.h"
+
+/* Connects in flight over every entry, and the most there ever were. */
+static DEFINE_SPINLOCK(nvfab_disc_slots_lock);
+static unsigned int nvfab_disc_inflight;	/* nvfab_disc_slots_lock */
+static unsigned int nvfab_disc_peak;		/* nvfab_disc_slots_lock */
+
+/**
+ * nvfab_disc_inflight_peak() - the most connects ever in flight at once
+ *
+ * Context: any.
+ * Return: the count, over every entry since the module loaded.
+ */
+unsigned int nvfab_disc_inflight_peak(void)
+{
+	unsigned long flags;
+	unsigned int peak;
+
+	spin_lock_irqsave(&nvfab_disc_slots_lock, flags);
+	peak = nvfab_disc_peak;
+	spin_unlock_irqrestore(&nvfab_disc_slots_lock, flags);
+	return peak;
+}
+
+/* Take a connect slot of the module and of @root's entry, if both have one. */
+static bool nvfab_disc_get_slot(struct nvfab_disc *root)
+{
+	unsigned int max = READ_ONCE(root->policy->max_inflight);
+	unsigned long flags;
+	bool ok = false;
+
+	spin_lock_irqsave(&nvfab_disc_slots_lock, flags);
+	if (nvfab_disc_inflight < READ_ONCE(nvfab_disc_max_inflight) &&
+	    root->inflight < max) {
+		nvfab_disc_inflight++;
+		root->inflight++;
+		nvfab_disc_peak = max(nvfab_disc_peak, nvfab_disc_inflight);
+		root->inflight_peak = max(root->inflight_peak, root->inflight);
+		ok = true;
+	}
+	spin_unlock_irqrestore(&nvfab_disc_slots_lock, flags);
+	return ok;
+}
+
+static void nvfab_disc_put_slot(struct nvfab_disc *root)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nvfab_disc_slots_lock, flags);
+	nvfab_disc_inflight--;
+	root->inflight--;
+	spin_unlock_irqrestore(&nvfab_disc_slots_lock, flags);
+}
+
+/**
+ * nvfab_disc_root_inflight() - connects in flight of an entry, and its peak
+ * @root: the entry's root disc
+ * @peak: where the most there ever were is put
+ *
+ * Context: any.
+ * Return: the connects in flight now.
+ */
+unsigned int nvfab_disc_root_inflight(struct nvfab_disc *root,
+				      unsigned int *peak)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&nvfab_disc_slots_lock, flags);
+	n = root->inflight;
+	*peak = root->inflight_peak;
+	spin_unlock_irqrestore(&nvfab_disc_slots_lock, flags);
+	return n;
+}
+
+/**
+ * nvfab_disc_kick_all() - let every discovery controller start what is due
+ *
+ * After a slot was freed, or a limit raised.
+ *
+ * Context: any.
+ */
+void nvfab_disc_kick_all(void)
+{
+	struct nvfab_disc *disc;
+	unsigned long flags;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_for_each_entry(disc, &nvfab_disc_all, all_node)
+		mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work, 0);
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+}
+
+/**
+ * nvfab_disc_jitter() - a random delay for a connect about to be due
+ *
+ * Context: any.
+ * Return: 0..connect_jitter_ms, in jiffies.
+ */
+unsigned long nvfab_disc_jitter(void)
+{
+	unsigned int ms = READ_ONCE(nvfab_disc_jitter_ms);
+
+	return ms ? msecs_to_jiffies(get_random_u32_below(ms + 1)) : 0;
+}
+
+/**
+ * nvfab_disc_herd() - do the connects of a log read come in a herd?
+ * @live: the read is the first since the discovery controller went live
+ *	(at boot, and after every reconnect: when a target restarts or
+ *	fails over, every host reconnects and reads in the same second)
+ * @fresh: the connects the read made due (new, or wanted again by the
+ *	policy)
+ * @max_inflight: the entry's connect slots
+ *
+ * A herd waits nvfab_disc_jitter() per connect (Storm control in
+ * Documentation/admin-guide/nvfab-discovery.rst); a few connects that a
+ * DLP change AEN announced start at once.
+ *
+ * Context: any.
+ * Return: true if the connects should wait a jitter.
+ */
+bool nvfab_disc_herd(bool live, unsigned int fresh, unsigned int max_inflight)
+{
+	return fresh && (live || fresh > max_inflight);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_herd);
+
+/**
+ * nvfab_disc_next_backoff() - the delay after one more failure
+ * @backoff: the last delay in seconds, 0 after a success
+ *
+ * Context: any.
+ * Return: NVFAB_DISC_BACKOFF_MIN, then double the last, at most
+ * retry_max_s (seconds).
+ */
+unsigned int nvfab_disc_next_backoff(unsigned int backoff)
+{
+	unsigned int max = READ_ONCE(nvfab_disc_retry_max_s);
+
+	if (!backoff)
+		return min(NVFAB_DISC_BACKOFF_MIN, max);
+	return min(backoff > max / 2 ? max : backoff * 2, max);
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_next_backoff);
+
+/**
+ * nvfab_disc_policy_wants() - does the connect policy take this subsystem?
+ * @policy: the entry's policy
+ * @subnqn: the subsystem's NQN
+ *
+ * Context: any (RCU read side).
+ * Return: true for connect=all, or connect=match with a pattern that
+ * glob_match()es @subnqn.
+ */
+bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
+			     const char *subnqn)
+{
+	const struct nvfab_disc_match *m;
+	bool wants = false;
+	const char *p;
+	unsigned int i;
+
+	switch (READ_ONCE(policy->connect)) {
+	case NVFAB_DISC_CONNECT_ALL:
+		return true;
+	case NVFAB_DISC_CONNECT_NONE:
+		return false;
+	default:
+		break;
+	}
+	rcu_read_lock();
+	m = rcu_dereference(policy->match);
+	for (i = 0, p = m ? m->text : NULL; m && i < m->nr;
+	     i++, p += strlen(p) + 1) {
+		if (glob_match(p, subnqn)) {
+			wants = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return wants;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_policy_wants);
+
+/**
+ * nvfab_disc_uevent() - a discovery event on the discovery controller
+ * @disc: the disc whose log changed
+ * @event: "discovery_add", "discovery_remove" or "discovery_connect_failed"
+ * @e: the entry concerned
+ * @err: the negative errno of a failed connect, 0 otherwise
+ *
+ * KOBJ_CHANGE on /sys/class/nvfab/nvfabN of the discovery controller,
+ * with NVFAB_EVENT, NVFAB_DISC_NAME, NVFAB_SUBNQN, NVFAB_TRTYPE,
+ * NVFAB_TRADDR, NVFAB_TRSVCID and, for a failure, NVFAB_ERRNO
+ * (Documentation/ABI/testing/sysfs-class-nvfab). Nothing is sent while
+ * the disc has no controller.
+ *
+ * Context: process context, disc->lock held.
+ */
+void nvfab_disc_uevent(struct nvfab_disc *disc, const char *event,
+		       const struct nvfab_disc_entry *e, int err)
+{
+	char *env[8] = { };
+	int i, n = 0;
+
+	lockdep_assert_held(&disc->lock);
+	if (!disc->ctrl)
+		return;
+	env[n++] = kasprintf(GFP_KERNEL, "NVFAB_EVENT=%s", event);
+	env[n++] = kasprintf(GFP_KERNEL, "NVFAB_DISC_NAME=%s", disc->name);
+	env[n++] = kasprintf(GFP_KERNEL, "NVFAB_SUBNQN=%s", e->subnqn);
+	env[n++] = kasprintf(GFP_KERNEL, "NVFAB_TRTYPE=%s",
+			     nvfab_disc_trtype_name(e->trtype));
+	env[n++] = kasprintf(GFP_KERNEL, "NVFAB_TRADDR=%s", e->traddr);
+	env[n++] = kasprintf(GFP_KERNEL, "NVFAB_TRSVCID=%s", e->trsvcid);
+	if (err)
+		env[n++] = kasprintf(GFP_KERNEL, "NVFAB_ERRNO=%d", err);
+	for (i = 0; i < n; i++)
+		if (!env[i])
+			goto out_free;
+	kobject_uevent_env(&disc->ctrl->device->kobj, KOBJ_CHANGE, env);
+out_free:
+	for (i = 0; i < n; i++)
+		kfree(env[i]);
+}
+
+/**
+ * nvfab_disc_hold_ctrl() - keep a controller and its transport module
+ * @ctrl: a controller
+ *
+ * A device reference alone is not enough: the last put calls the
+ * transport's free_ctrl, and "rmmod nvfab-tcp" only waits for its
+ * controllers' deletion, not for their last reference. Holding the module
+ * as well makes that rmmod fail (EBUSY) while nvfab-discovery keeps one of
+ * its controllers, as an open /dev/nvfabN does upstream.
+ *
+ * Context: any.
+ * Return: true with both held; false (nothing held) when the transport
+ * module is being unloaded.
+ */
+bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl)
+{
+	if (!try_module_get(ctrl->ops->module))
+		return false;
+	get_device(ctrl->device);
+	return true;
+}
+
+/**
+ * nvfab_disc_release_ctrl() - undo nvfab_disc_hold_ctrl()
+ * @ctrl: the controller; may be freed on return
+ *
+ * Context: process context (the last put may sleep).
+ */
+void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl)
+{
+	struct module *owner = ctrl->ops->module;
+
+	put_device(ctrl->device);
+	module_put(owner);
+}
+
+/**
+ * nvfab_disc_drop_rec_ctrl() - forget a record's controller
+ * @rec: a record leaving its disc's list, not CONNECTING
+ * @disconnect: delete the controller too (it is ours: we created it)
+ *
+ * Context: process context, disc->lock held.
+ */
+void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect)
+{
+	struct nvfab_ctrl *ctrl = rec->ctrl;
+
+	if (!ctrl)
+		return;
+	rec->ctrl = NULL;
+	if (disconnect && !nvfab_delete_ctrl(ctrl)) {
+		atomic_inc(&rec->disc->stats.disconnects);
+		dev_info(ctrl->device, "%s: disconnecting %s: it left the discovery log\n",
+			 rec->disc->name, rec->e.subnqn);
+	}
+	nvfab_disc_release_ctrl(ctrl);
+}
+
+static bool nvfab_disc_io_ctrl_gone(struct nvfab_ctrl *ctrl)
+{
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_DELETING:
+	case NVFAB_CTRL_DELETING_NOIO:
+	case NVFAB_CTRL_DEAD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/**
+ * nvfab_disc_dispatch_work() - start the connects that are due
+ * @work: disc->dispatch_work
+ *
+ * Also notices our controllers that someone else deleted while their
+ * entry is still in the log, and connects them again after the backoff.
+ *
+ * Context: nvfab_disc_wq.
+ */
+void nvfab_disc_dispatch_work(struct work_struct *work)
+{
+	struct nvfab_disc *disc = container_of(to_delayed_work(work),
+					       struct nvfab_disc,
+					       dispatch_work);
+	unsigned long now = jiffies, next = 0;
+	struct nvfab_disc_rec *rec;
+	bool have_next = false, recheck;
+
+	mutex_lock(&disc->lock);
+	if (disc->state == NVFAB_DISC_STOPPING)
+		goto out_unlock;
+	/* A controller went away: the one that was there may be it. */
+	recheck = test_and_clear_bit(NVFAB_DISC_WHY_GONE, &disc->reasons);
+	list_for_each_entry(rec, &disc->recs, node) {
+		if (recheck && rec->state == NVFAB_DISC_REC_PRESENT) {
+			rec->state = NVFAB_DISC_REC_PENDING;
+			rec->due = now + nvfab_disc_jitter();
+		}
+		if (rec->state == NVFAB_DISC_REC_CONNECTED && rec->ctrl &&
+		    nvfab_disc_io_ctrl_gone(rec->ctrl)) {
+			nvfab_disc_drop_rec_ctrl(rec, false);
+			rec->backoff = nvfab_disc_next_backoff(rec->backoff);
+			rec->due = now + rec->backoff * HZ;
+			rec->state = NVFAB_DISC_REC_RETRY;
+			pr_info("%s: controller for %s was removed while listed; reconnecting in %u s\n",
+				disc->name, rec->e.subnqn, rec->backoff);
+		}
+		if (rec->state != NVFAB_DISC_REC_PENDING &&
+		    rec->state != NVFAB_DISC_REC_RETRY)
+			continue;
+		if (time_before(now, rec->due)) {
+			if (!have_next || time_before(rec->due, next))
+				next = rec->due;
+			have_next = true;
+			continue;
+		}
+		if (!nvfab_disc_get_slot(disc->root))
+			break;	/* a connect's end kicks us */
+		rec->state = NVFAB_DISC_REC_CONNECTING;
+		disc->nr_connecting++;
+		kref_get(&disc->ref);
+		queue_work(nvfab_disc_connect_wq, &rec->work);
+	}
+	if (have_next)
+		mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work,
+				 time_after(next, now) ? next - now : 0);
+out_unlock:
+	mutex_unlock(&disc->lock);
+}
+
+/*
+ * Options that only NVMe/TCP takes: an entry may list subsystems of
+ * another transport than its discovery controller, and nvfab-rdma
+ * refuses these (-EINVAL), so they are left out of an RDMA connect.
+ */
+static bool nvfab_disc_tcp_only(const char *opt)
+{
+	return !strcmp(opt, "hdr_digest") || !strcmp(opt, "data_digest");
+}
+
+/* The connect string of an I/O controller for @e. */
+static char *nvfab_disc_io_opts(struct nvfab_disc *disc,
+				const struct nvfab_disc_entry *e)
+{
+	const struct nvfab_disc_cfg *c = &disc->root->cfg;
+	bool tcp = e->trtype == NVMF_TRTYPE_TCP;
+	char *buf, *opts, *o, *p;
+	size_t len;
+
+	opts = kstrdup(c->connect_opts, GFP_KERNEL);
+	buf = kasprintf(GFP_KERNEL,
+			"nqn=%s,transport=%s,traddr=%s%s%s%s%s%s%s%s%s%s%s",
+			e->subnqn, nvfab_disc_trtype_name(e->trtype),
+			e->traddr,
+			*e->trsvcid ? ",trsvcid=" : "", e->trsvcid,
+			*c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
+			*c->host_iface && tcp ? ",host_iface=" : "",
+			tcp ? c->host_iface : "",
+			*c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
+			*c->hostid ? ",hostid=" : "", c->hostid);
+	if (!opts || !buf)
+		goto out_free;
+	len = strlen(buf);
+	/* connect_opts fit NVFAB_DISC_OPTS_MAX; buf gets as much room */
+	p = krealloc(buf, len + 1 + NVFAB_DISC_OPTS_MAX + 1, GFP_KERNEL);
+	if (!p)
+		goto out_free;
+	buf = p;
+	o = opts;
+	while ((p = strsep(&o, ",")) != NULL) {
+		if (!*p || (!tcp && nvfab_disc_tcp_only(p)))
+			continue;
+		len += sprintf(buf + len, ",%s", p);
+	}
+	kfree(opts);
+	return buf;
+
+out_free:
+	kfree(opts);
+	kfree(buf);
+	return NULL;
+}
+
+/**
+ * nvfab_disc_connect_work() - connect one NVM subsystem entry
+ * @work: rec->work
+ *
+ * Holds a connect slot and a reference to the disc. A record that left
+ * the log meanwhile (@removed) is freed here, and the new controller
+ * deleted again when the policy disconnects ours.
+ *
+ * Context: nvfab_disc_connect_wq; sleeps for the whole connect.
+ */
+void nvfab_disc_connect_work(struct work_struct *work)
+{
+	struct nvfab_disc_rec *rec = container_of(work, struct nvfab_disc_rec,
+						  work);
+	struct nvfab_disc *disc = rec->disc;
+	struct nvfab_ctrl *ctrl;
+	char *opts;
+
+	opts = nvfab_disc_io_opts(disc, &rec->e);
+	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
+	kfree(opts);
+	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
+		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
+	nvfab_disc_put_slot(disc->root);
+
+	mutex_lock(&disc->lock);
+	disc->nr_connecting--;
+	if (rec->removed) {
+		if (!IS_ERR(ctrl)) {
+			bool ours = READ_ONCE(disc->policy->disconnect) ==
+				    NVFAB_DISC_DISCONNECT_OURS;
+
+			rec->ctrl = ctrl;
+			nvfab_disc_drop_rec_ctrl(rec, ours);
+		}
+		kfree(rec);
+	} else if (!IS_ERR(ctrl)) {
+		rec->ctrl = ctrl;
+		rec->backoff = 0;
+		rec->state = NVFAB_DISC_REC_CONNECTED;
+		atomic_inc(&disc->stats.connects);
+		dev_info(ctrl->device, "%s: connected %s at %s:%s\n",
+			 disc->name, rec->e.subnqn, rec->e.traddr,
+			 rec->e.trsvcid);
+	} else if (PTR_ERR(ctrl) == -EALREADY) {
+		/*
+		 * Not ours: never disconnected by us. Tried again when a
+		 * controller is deleted (nvfab_disc_ctrl_event()).
+		 */
+		rec->state = NVFAB_DISC_REC_PRESENT;
+	} else {
+		atomic_inc(&disc->stats.connect_failures);
+		rec->backoff = nvfab_disc_next_backoff(rec->backoff);
+		rec->due = jiffies + rec->backoff * HZ;
+		rec->state = NVFAB_DISC_REC_RETRY;
+		pr_warn("%s: connecting %s at %s:%s failed (%pe); next try in %u s\n",
+			disc->name, rec->e.subnqn, rec->e.traddr,
+			rec->e.trsvcid, ctrl, rec->backoff);
+		nvfab_disc_uevent(disc, "discovery_connect_failed", &rec->e,
+				  PTR_ERR(ctrl));
+	}
+	wake_up(&disc->wq);
+	mutex_unlock(&disc->lock);
+
+	nvfab_disc_kick_all();
+	nvfab_disc_put(disc);
+}

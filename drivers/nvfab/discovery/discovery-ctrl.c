@@ -1,0 +1,858 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The discovery controllers nvfab-discovery follows (NVMe over Fabrics
+ * 1.1, 3.1 and 5.3): create one, read its Discovery Log Page when it goes
+ * live, on every DLP change AEN and on a poll tick, reconcile the log
+ * with the last one, follow referrals, and stop.
+ *
+ * Reconciliation keys an entry by SUBTYPE, SUBNQN, TRTYPE, ADRFAM, TRADDR
+ * and TRSVCID. A new NVM subsystem entry becomes a record that
+ * discovery-connect.c connects (if the policy wants it); an entry that
+ * left the log is disconnected, if the controller is ours and the policy
+ * says "ours". A referral is followed by a child discovery controller
+ * with the same options, at most NVFAB_DISC_MAX_DEPTH deep, and each
+ * endpoint (TRTYPE, TRADDR, TRSVCID) is followed once over all entries,
+ * which also breaks referral loops.
+ *
+ * Every read happens in @log_work, never in the AEN's completion: the
+ * controller notifier only queues it. AENs sent while the controller was
+ * away are lost, which is why a reconnect (NVFAB_CTRL_EVENT_LIVE) reads
+ * the log as well. A read that fails (the log kept changing, or broke
+ * the rules of discovery-log.c) is tried again after a backoff of 2 s,
+ * doubling up to retry_max_s, or at the poll tick if that is sooner.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/device.h>
+#include <linux/jiffies.h>
+#include <linux/kref.h>
+#include <linux/seq_buf.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <nvfab/compat.h>
+#include "discovery-priv.h"
+
+static void nvfab_disc_create_work(struct work_struct *work);
+static void nvfab_disc_log_work(struct work_struct *work);
+
+static const char * const nvfab_disc_rec_state_names[] = {
+	[NVFAB_DISC_REC_PENDING]	= "pending",
+	[NVFAB_DISC_REC_CONNECTING]	= "connecting",
+	[NVFAB_DISC_REC_CONNECTED]	= "connected",
+	[NVFAB_DISC_REC_PRESENT]	= "present",
+	[NVFAB_DISC_REC_RETRY]		= "retry",
+	[NVFAB_DISC_REC_SKIPPED]	= "skipped",
+	[NVFAB_DISC_REC_FOLLOWED]	= "followed",
+	[NVFAB_DISC_REC_DUPLICATE]	= "duplicate",
+	[NVFAB_DISC_REC_TOO_DEEP]	= "too-deep",
+	[NVFAB_DISC_REC_SELF]		= "self",
+};
+
+/**
+ * nvfab_disc_trtype_name() - the transport name of a TRTYPE
+ * @trtype: TRTYPE of a log entry
+ *
+ * Context: any.
+ * Return: "tcp", "rdma", "fc", or "unknown".
+ */
+const char *nvfab_disc_trtype_name(u8 trtype)
+{
+	switch (trtype) {
+	case NVMF_TRTYPE_TCP:
+		return "tcp";
+	case NVMF_TRTYPE_RDMA:
+		return "rdma";
+	case NVMF_TRTYPE_FC:
+		return "fc";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *nvfab_disc_adrfam_name(u8 adrfam)
+{
+	switch (adrfam) {
+	case NVMF_ADDR_FAMILY_IP4:
+		return "ipv4";
+	case NVMF_ADDR_FAMILY_IP6:
+		return "ipv6";
+	case NVMF_ADDR_FAMILY_IB:
+		return "ib";
+	case NVMF_ADDR_FAMILY_FC:
+		return "fc";
+	default:
+		return "unknown";
+	}
+}
+
+static const char *nvfab_disc_subtype_name(u8 subtype)
+{
+	switch (subtype) {
+	case NVME_NQN_DISC:
+		return "referral";
+	case NVME_NQN_NVME:
+		return "nvme";
+	case NVME_NQN_CURR:
+		return "current";
+	default:
+		return "unknown";
+	}
+}
+
+/**
+ * nvfab_disc_alloc() - a discovery controller to follow, not started
+ * @name: its name (copied)
+ * @cfg: how to reach it (copied)
+ * @policy: the configfs entry's policy; must outlive the disc
+ * @parent: the disc whose log holds the referral, or NULL for a root
+ *
+ * Context: may sleep.
+ * Return: the disc, or NULL without memory.
+ */
+struct nvfab_disc *nvfab_disc_alloc(const char *name,
+				    const struct nvfab_disc_cfg *cfg,
+				    struct nvfab_disc_policy *policy,
+				    struct nvfab_disc *parent)
+{
+	struct nvfab_disc *disc = kzalloc(sizeof(*disc), GFP_KERNEL);
+
+	if (!disc)
+		return NULL;
+	strscpy(disc->name, name, sizeof(disc->name));
+	disc->cfg = *cfg;
+	disc->policy = policy;
+	disc->parent = parent;
+	disc->root = parent ? parent->root : disc;
+	disc->depth = parent ? parent->depth + 1 : 0;
+	INIT_LIST_HEAD(&disc->all_node);
+	INIT_LIST_HEAD(&disc->stop_node);
+	mutex_init(&disc->lock);
+	INIT_LIST_HEAD(&disc->recs);
+	init_waitqueue_head(&disc->wq);
+	disc->state = NVFAB_DISC_CREATING;
+	kref_init(&disc->ref);
+	INIT_DELAYED_WORK(&disc->create_work, nvfab_disc_create_work);
+	INIT_DELAYED_WORK(&disc->log_work, nvfab_disc_log_work);
+	INIT_DELAYED_WORK(&disc->dispatch_work, nvfab_disc_dispatch_work);
+	return disc;
+}
+
+/* A disc's @ctrl, held (nvfab_disc_hold_ctrl()), or NULL. */
+static struct nvfab_ctrl *nvfab_disc_get_ctrl(struct nvfab_disc *disc)
+{
+	struct nvfab_ctrl *ctrl;
+
+	mutex_lock(&disc->lock);
+	ctrl = disc->ctrl;
+	if (ctrl && !nvfab_disc_hold_ctrl(ctrl))
+		ctrl = NULL;
+	mutex_unlock(&disc->lock);
+	return ctrl;
+}
+
+/* Set or clear @ctrl; the caller holds disc->lock. */
+static void nvfab_disc_set_ctrl(struct nvfab_disc *disc,
+				struct nvfab_ctrl *ctrl)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	disc->ctrl = ctrl;
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+}
+
+static char *nvfab_disc_ctrl_opts(struct nvfab_disc *disc)
+{
+	const struct nvfab_disc_cfg *c = &disc->cfg;
+
+	/*
+	 * ctrl_loss_tmo=-1: the core reconnects a discovery controller for
+	 * as long as the entry runs; "discovery" makes a unique discovery
+	 * NQN (TP 8013) one as well.
+	 */
+	return kasprintf(GFP_KERNEL,
+			 "nqn=%s,transport=%s,traddr=%s,trsvcid=%s,discovery,keep_alive_tmo=%u,ctrl_loss_tmo=-1%s%s%s%s%s%s%s%s",
+			 c->nqn, c->transport, c->traddr, c->trsvcid, c->kato,
+			 *c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
+			 *c->host_iface ? ",host_iface=" : "", c->host_iface,
+			 *c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
+			 *c->hostid ? ",hostid=" : "", c->hostid);
+}
+
+static void nvfab_disc_create_work(struct work_struct *work)
+{
+	struct nvfab_disc *disc = container_of(to_delayed_work(work),
+					       struct nvfab_disc, create_work);
+	struct nvfab_ctrl *ctrl;
+	char *opts;
+
+	opts = nvfab_disc_ctrl_opts(disc);
+	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
+	kfree(opts);
+	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
+		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
+
+	mutex_lock(&disc->lock);
+	if (IS_ERR(ctrl)) {
+		disc->create_backoff =
+			nvfab_disc_next_backoff(disc->create_backoff);
+		pr_warn("%s: cannot create the discovery controller at %s:%s (%pe); next try in %u s\n",
+			disc->name, disc->cfg.traddr, disc->cfg.trsvcid, ctrl,
+			disc->create_backoff);
+		if (disc->state != NVFAB_DISC_STOPPING) {
+			disc->state = NVFAB_DISC_RETRYING;
+			queue_delayed_work(nvfab_disc_wq, &disc->create_work,
+					   disc->create_backoff * HZ);
+		}
+		mutex_unlock(&disc->lock);
+		return;
+	}
+	/* nvfab_disc_stop() deletes it if it stops meanwhile. */
+	nvfab_disc_set_ctrl(disc, ctrl);
+	if (disc->state != NVFAB_DISC_STOPPING)
+		disc->state = NVFAB_DISC_RUNNING;
+	disc->create_backoff = 0;
+	dev_info(ctrl->device, "discovery controller of %s (%s %s:%s)\n",
+		 disc->name, disc->cfg.transport, disc->cfg.traddr,
+		 disc->cfg.trsvcid);
+	/* Its LIVE event came before it was ours. */
+	set_bit(NVFAB_DISC_WHY_LIVE, &disc->reasons);
+	mod_delayed_work(nvfab_disc_wq, &disc->log_work, 0);
+	mutex_unlock(&disc->lock);
+}
+
+/* nvfab_disc_read_log()'s reader: one Get Log Page, LID 70h. */
+static int nvfab_disc_get_log(void *ctx, u64 offset, void *buf, size_t len)
+{
+	return nvfab_get_log(ctx, NVME_LOG_DISC, 0, buf, len, offset);
+}
+
+static bool nvfab_disc_entry_same(const struct nvfab_disc_entry *a,
+				  const struct nvfab_disc_entry *b)
+{
+	return a->subtype == b->subtype && a->trtype == b->trtype &&
+	       a->adrfam == b->adrfam && !strcmp(a->traddr, b->traddr) &&
+	       !strcmp(a->trsvcid, b->trsvcid) &&
+	       !strcmp(a->subnqn, b->subnqn);
+}
+
+static struct nvfab_disc_rec *nvfab_disc_find(struct nvfab_disc *disc,
+					      const struct nvfab_disc_entry *e)
+{
+	struct nvfab_disc_rec *rec;
+
+	list_for_each_entry(rec, &disc->recs, node)
+		if (nvfab_disc_entry_same(&rec->e, e))
+			return rec;
+	return NULL;
+}
+
+/*
+ * Is the endpoint of a referral followed already, by any entry? Compares
+ * the transport, address and port; the caller holds no spinlock.
+ */
+static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
+{
+	const char *tr = nvfab_disc_trtype_name(e->trtype);
+	unsigned long flags;
+	struct nvfab_disc *d;
+	bool found = false;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_for_each_entry(d, &nvfab_disc_all, all_node) {
+		if (!strcmp(d->cfg.transport, tr) &&
+		    !strcmp(d->cfg.traddr, e->traddr) &&
+		    !strcmp(d->cfg.trsvcid, e->trsvcid)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+	return found;
+}
+
+/* Follow a referral: a child with the root's options. disc->lock held. */
+static int nvfab_disc_follow(struct nvfab_disc *disc,
+			     struct nvfab_disc_rec *rec)
+{
+	const struct nvfab_disc_entry *e = &rec->e;
+	struct nvfab_disc_cfg cfg = disc->root->cfg;
+	struct nvfab_disc *child;
+	char *name;
+
+	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
+		return NVFAB_DISC_REC_SKIPPED;
+	if (disc->depth >= NVFAB_DISC_MAX_DEPTH)
+		return NVFAB_DISC_REC_TOO_DEEP;
+	if (nvfab_disc_endpoint_followed(e))
+		return NVFAB_DISC_REC_DUPLICATE;
+
+	strscpy(cfg.transport, nvfab_disc_trtype_name(e->trtype),
+		sizeof(cfg.transport));
+	strscpy(cfg.traddr, e->traddr, sizeof(cfg.traddr));
+	strscpy(cfg.trsvcid, e->trsvcid, sizeof(cfg.trsvcid));
+	strscpy(cfg.nqn, e->subnqn, sizeof(cfg.nqn));
+	name = kasprintf(GFP_KERNEL, "%s@%s:%s", disc->root->name, e->traddr,
+			 e->trsvcid);
+	child = name ? nvfab_disc_alloc(name, &cfg, disc->policy, disc) : NULL;
+	kfree(name);
+	if (!child)
+		return NVFAB_DISC_REC_SKIPPED;
+	rec->child = child;
+	atomic_inc(&disc->stats.referrals);
+	pr_info("%s: following the referral to %s %s:%s (depth %u)\n",
+		disc->name, cfg.transport, cfg.traddr, cfg.trsvcid,
+		child->depth);
+	nvfab_disc_start(child);
+	return NVFAB_DISC_REC_FOLLOWED;
+}
+
+/* A new NVM subsystem entry: what to do with it. disc->lock held. */
+static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
+			      struct nvfab_disc_rec *rec)
+{
+	if (rec->e.trtype != NVMF_TRTYPE_TCP &&
+	    rec->e.trtype != NVMF_TRTYPE_RDMA)
+		return NVFAB_DISC_REC_SKIPPED;
+	if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
+		return NVFAB_DISC_REC_SKIPPED;
+	rec->due = jiffies;	/* nvfab_disc_reconcile() may add a jitter */
+	rec->fresh = true;
+	return NVFAB_DISC_REC_PENDING;
+}
+
+/*
+ * The connects a log read made due wait a random jitter when they come
+ * in a herd (nvfab_disc_herd()); a subsystem or two that a DLP change AEN
+ * announced is connected at once: the connect slots bound what one host
+ * opens, and the jitter would be most of the delay. disc->lock held.
+ */
+static void nvfab_disc_jitter_herd(struct nvfab_disc *disc, bool live)
+{
+	unsigned int fresh = 0;
+	struct nvfab_disc_rec *rec;
+	bool herd;
+
+	list_for_each_entry(rec, &disc->recs, node)
+		fresh += rec->fresh;
+	herd = nvfab_disc_herd(live, fresh,
+			       READ_ONCE(disc->policy->max_inflight));
+	list_for_each_entry(rec, &disc->recs, node) {
+		if (!rec->fresh)
+			continue;
+		rec->fresh = false;
+		if (herd)
+			rec->due = jiffies + nvfab_disc_jitter();
+	}
+}
+
+/* An entry already known is in the log again. disc->lock held. */
+static void nvfab_disc_seen_again(struct nvfab_disc *disc,
+				  struct nvfab_disc_rec *rec,
+				  const struct nvfab_disc_entry *e)
+{
+	rec->seen = true;
+	rec->e = *e;	/* PORTID, CNTLID, EFLAGS may change */
+	switch (rec->state) {
+	case NVFAB_DISC_REC_SKIPPED:
+		/* The policy may have changed. */
+		if (rec->e.subtype == NVME_NQN_NVME)
+			rec->state = nvfab_disc_new_nvm(disc, rec);
+		break;
+	case NVFAB_DISC_REC_PENDING:
+	case NVFAB_DISC_REC_RETRY:
+		/* Not connected yet: a policy that no longer wants it wins. */
+		if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
+			rec->state = NVFAB_DISC_REC_SKIPPED;
+		break;
+	case NVFAB_DISC_REC_DUPLICATE:
+		/* Whoever followed that endpoint may have stopped. */
+		rec->state = nvfab_disc_follow(disc, rec);
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Reconcile @log with disc->recs. Children of referrals that left the log
+ * are moved to @stop, for the caller to stop without disc->lock. @live:
+ * the read was the first since the discovery controller went live.
+ */
+static void nvfab_disc_reconcile(struct nvfab_disc *disc,
+				 const struct nvfab_disc_log *log,
+				 struct list_head *stop, bool live)
+{
+	bool disconnect = READ_ONCE(disc->policy->disconnect) ==
+			  NVFAB_DISC_DISCONNECT_OURS;
+	struct nvfab_disc_rec *rec, *tmp;
+	u32 i;
+
+	lockdep_assert_held(&disc->lock);
+	list_for_each_entry(rec, &disc->recs, node)
+		rec->seen = false;
+
+	for (i = 0; i < log->nr_entries; i++) {
+		const struct nvfab_disc_entry *e = &log->entries[i];
+
+		rec = nvfab_disc_find(disc, e);
+		if (rec) {
+			if (!rec->seen)
+				nvfab_disc_seen_again(disc, rec, e);
+			continue;	/* or a duplicate entry of this log */
+		}
+		rec = kzalloc(sizeof(*rec), GFP_KERNEL);
+		if (!rec)
+			continue;	/* the next read tries again */
+		rec->disc = disc;
+		rec->e = *e;
+		rec->seen = true;
+		INIT_WORK(&rec->work, nvfab_disc_connect_work);
+		list_add_tail(&rec->node, &disc->recs);
+		switch (e->subtype) {
+		case NVME_NQN_NVME:
+			nvfab_disc_uevent(disc, "discovery_add", e, 0);
+			rec->state = nvfab_disc_new_nvm(disc, rec);
+			break;
+		case NVME_NQN_DISC:
+			rec->state = nvfab_disc_follow(disc, rec);
+			break;
+		default:
+			rec->state = NVFAB_DISC_REC_SELF;
+			break;
+		}
+	}
+
+	list_for_each_entry_safe(rec, tmp, &disc->recs, node) {
+		if (rec->seen)
+			continue;
+		list_del_init(&rec->node);
+		if (rec->e.subtype == NVME_NQN_NVME)
+			nvfab_disc_uevent(disc, "discovery_remove", &rec->e, 0);
+		if (rec->state == NVFAB_DISC_REC_CONNECTING) {
+			/* Its connect work decides, then frees it. */
+			rec->removed = true;
+			continue;
+		}
+		if (rec->child) {
+			pr_info("%s: referral to %s:%s left the log\n",
+				disc->name, rec->e.traddr, rec->e.trsvcid);
+			list_add_tail(&rec->child->stop_node, stop);
+		}
+		nvfab_disc_drop_rec_ctrl(rec, disconnect);
+		kfree(rec);
+	}
+	nvfab_disc_jitter_herd(disc, live);
+	atomic_set(&disc->stats.entries, log->nr_entries);
+	atomic64_set(&disc->stats.genctr, log->genctr);
+	mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work, 0);
+}
+
+/* The discovery controller is being deleted by someone else: recreate. */
+static void nvfab_disc_ctrl_gone(struct nvfab_disc *disc,
+				 struct nvfab_ctrl *ctrl)
+{
+	mutex_lock(&disc->lock);
+	if (disc->ctrl == ctrl && disc->state == NVFAB_DISC_RUNNING) {
+		dev_info(ctrl->device,
+			 "%s: the discovery controller was removed; creating a new one\n",
+			 disc->name);
+		nvfab_disc_set_ctrl(disc, NULL);
+		nvfab_disc_release_ctrl(ctrl);
+		disc->state = NVFAB_DISC_RETRYING;
+		disc->create_backoff =
+			nvfab_disc_next_backoff(disc->create_backoff);
+		queue_delayed_work(nvfab_disc_wq, &disc->create_work,
+				   disc->create_backoff * HZ);
+	}
+	mutex_unlock(&disc->lock);
+}
+
+/*
+ * Children whose referral left their parent's log, stopped here rather
+ * than in the parent's log_work: stopping cancels the child's own
+ * log_work, and doing that from a log_work would wait on a work item of
+ * the same kind (lockdep reports it as recursion). A root's stop flushes
+ * this work, so no child outlives its root.
+ */
+static DEFINE_SPINLOCK(nvfab_disc_reap_lock);
+static LIST_HEAD(nvfab_disc_reap_list);	/* nvfab_disc_reap_lock */
+
+static void nvfab_disc_reap_fn(struct work_struct *work)
+{
+	struct nvfab_disc *child;
+
+	for (;;) {
+		spin_lock_irq(&nvfab_disc_reap_lock);
+		child = list_first_entry_or_null(&nvfab_disc_reap_list,
+						 struct nvfab_disc, stop_node);
+		if (child)
+			list_del_init(&child->stop_node);
+		spin_unlock_irq(&nvfab_disc_reap_lock);
+		if (!child)
+			return;
+		nvfab_disc_stop(child, true);
+		nvfab_disc_put(child);
+	}
+}
+
+static DECLARE_WORK(nvfab_disc_reap_work, nvfab_disc_reap_fn);
+
+static void nvfab_disc_log_work(struct work_struct *work)
+{
+	struct nvfab_disc *disc = container_of(to_delayed_work(work),
+					       struct nvfab_disc, log_work);
+	struct nvfab_disc_log *log;
+	struct nvfab_ctrl *ctrl;
+	bool aen, live;
+	unsigned int next;
+	LIST_HEAD(stop);
+
+	ctrl = nvfab_disc_get_ctrl(disc);
+	if (!ctrl)
+		return;		/* create_work reads once it has one */
+	switch (nvfab_ctrl_state(ctrl)) {
+	case NVFAB_CTRL_LIVE:
+		break;
+	case NVFAB_CTRL_DELETING:
+	case NVFAB_CTRL_DELETING_NOIO:
+	case NVFAB_CTRL_DEAD:
+		nvfab_disc_ctrl_gone(disc, ctrl);
+		nvfab_disc_release_ctrl(ctrl);
+		return;
+	default:
+		/* Reconnecting: its LIVE event reads the log. */
+		nvfab_disc_release_ctrl(ctrl);
+		return;
+	}
+
+	aen = test_and_clear_bit(NVFAB_DISC_WHY_AEN, &disc->reasons);
+	live = test_and_clear_bit(NVFAB_DISC_WHY_LIVE, &disc->reasons);
+	if (aen)
+		atomic_inc(&disc->stats.aens);
+	if (!aen && !live)
+		atomic_inc(&disc->stats.polls);
+	atomic_inc(&disc->stats.log_reads);
+	log = nvfab_disc_read_log(nvfab_disc_get_log, ctrl,
+				  min_t(size_t, SZ_64K,
+					(size_t)ctrl->max_hw_sectors <<
+					SECTOR_SHIFT));
+	if (IS_ERR(log)) {
+		atomic_inc(&disc->stats.log_errors);
+		disc->log_backoff = nvfab_disc_next_backoff(disc->log_backoff);
+		/* the retry is still the first read since it went live */
+		if (live)
+			set_bit(NVFAB_DISC_WHY_LIVE, &disc->reasons);
+		/* -EINTR: a reset cancelled it; the reconnect reads again */
+		dev_warn_ratelimited(ctrl->device,
+				     "%s: reading the discovery log failed: %pe%s; reading it again in %u s\n",
+				     disc->name, log,
+				     PTR_ERR(log) == -EINTR ?
+				     " (the controller was reset meanwhile)" : "",
+				     disc->log_backoff);
+	} else {
+		disc->log_backoff = 0;
+		if (log->nr_skipped)
+			dev_warn_ratelimited(ctrl->device,
+					     "%s: %u discovery log entries are unusable and skipped\n",
+					     disc->name, log->nr_skipped);
+		mutex_lock(&disc->lock);
+		if (disc->state != NVFAB_DISC_STOPPING)
+			nvfab_disc_reconcile(disc, log, &stop, live);
+		mutex_unlock(&disc->lock);
+		nvfab_disc_log_free(log);
+	}
+	nvfab_disc_release_ctrl(ctrl);
+
+	if (!list_empty(&stop)) {
+		spin_lock_irq(&nvfab_disc_reap_lock);
+		list_splice_tail_init(&stop, &nvfab_disc_reap_list);
+		spin_unlock_irq(&nvfab_disc_reap_lock);
+		queue_work(nvfab_disc_wq, &nvfab_disc_reap_work);
+	}
+
+	/*
+	 * The next read: the poll tick, or sooner after a failed read (also
+	 * with polling off, so that a log that could not be read is not
+	 * left until the next AEN). An AEN that queued the work meanwhile
+	 * keeps its earlier time.
+	 */
+	next = READ_ONCE(disc->policy->poll_interval);
+	if (disc->log_backoff && (!next || disc->log_backoff < next))
+		next = disc->log_backoff;
+	mutex_lock(&disc->lock);
+	if (next && disc->state != NVFAB_DISC_STOPPING)
+		queue_delayed_work(nvfab_disc_wq, &disc->log_work, next * HZ);
+	mutex_unlock(&disc->lock);
+}
+
+/**
+ * nvfab_disc_start() - start following a discovery controller
+ * @disc: a disc from nvfab_disc_alloc()
+ *
+ * Creates its controller from a work item; the log is read once it is
+ * live.
+ *
+ * Context: may sleep; a child is started under its parent's lock.
+ */
+void nvfab_disc_start(struct nvfab_disc *disc)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_add_tail(&disc->all_node, &nvfab_disc_all);
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+	queue_delayed_work(nvfab_disc_wq, &disc->create_work, 0);
+}
+
+/**
+ * nvfab_disc_stop() - stop following a discovery controller
+ * @disc: a started disc
+ * @removed: its referral left the parent's log: the I/O controllers it
+ *	created are disconnected when the policy says "ours". A root being
+ *	disabled keeps them (removing the configuration does not cut I/O).
+ *
+ * Cancels what is queued, waits for the connects in flight, stops the
+ * referral children, and deletes the discovery controller. The disc can
+ * be freed afterwards.
+ *
+ * Context: may sleep for as long as a connect in flight takes; not from
+ * one of @disc's work items, and without its lock or its parent's.
+ */
+void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
+{
+	bool disconnect = removed && READ_ONCE(disc->policy->disconnect) ==
+				     NVFAB_DISC_DISCONNECT_OURS;
+	struct nvfab_disc_rec *rec, *tmp;
+	struct nvfab_disc *child, *ctmp;
+	struct nvfab_ctrl *ctrl;
+	unsigned long flags;
+	LIST_HEAD(children);
+
+	/* The notifier and the slot kicks no longer see it. */
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_del_init(&disc->all_node);
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+
+	mutex_lock(&disc->lock);
+	disc->state = NVFAB_DISC_STOPPING;
+	mutex_unlock(&disc->lock);
+
+	/* In this order: each may queue the next. */
+	cancel_delayed_work_sync(&disc->create_work);
+	cancel_delayed_work_sync(&disc->log_work);
+	cancel_delayed_work_sync(&disc->dispatch_work);
+	/* connect works hold a reference: only their end matters here */
+	wait_event(disc->wq, !READ_ONCE(disc->nr_connecting));
+
+	mutex_lock(&disc->lock);
+	list_for_each_entry(rec, &disc->recs, node) {
+		if (rec->child) {
+			list_add_tail(&rec->child->stop_node, &children);
+			rec->child = NULL;
+		}
+	}
+	mutex_unlock(&disc->lock);
+	list_for_each_entry_safe(child, ctmp, &children, stop_node) {
+		list_del_init(&child->stop_node);
+		nvfab_disc_stop(child, removed);
+		nvfab_disc_put(child);
+	}
+
+	/* A root: its children whose referral left a log went there. */
+	if (!disc->parent)
+		flush_work(&nvfab_disc_reap_work);
+
+	mutex_lock(&disc->lock);
+	list_for_each_entry_safe(rec, tmp, &disc->recs, node) {
+		list_del(&rec->node);
+		nvfab_disc_drop_rec_ctrl(rec, disconnect);
+		kfree(rec);
+	}
+	ctrl = disc->ctrl;
+	nvfab_disc_set_ctrl(disc, NULL);
+	mutex_unlock(&disc->lock);
+	if (ctrl) {
+		nvfab_delete_ctrl(ctrl);
+		nvfab_disc_release_ctrl(ctrl);
+	}
+}
+
+static void nvfab_disc_release(struct kref *ref)
+{
+	struct nvfab_disc *disc = container_of(ref, struct nvfab_disc, ref);
+
+	mutex_destroy(&disc->lock);
+	kfree(disc);
+}
+
+/**
+ * nvfab_disc_put() - drop a reference to a disc
+ * @disc: the disc; the last reference frees it, which must be stopped
+ *	(nvfab_disc_stop()) or never started by then
+ *
+ * nvfab_disc_alloc() returns the owner's reference; each queued connect
+ * work holds one, so that it may touch the disc until it returns.
+ *
+ * Context: any.
+ */
+void nvfab_disc_put(struct nvfab_disc *disc)
+{
+	kref_put(&disc->ref, nvfab_disc_release);
+}
+
+/**
+ * nvfab_disc_ctrl_event() - a controller event, from the core's notifier
+ * @ctrl: the controller
+ * @event: enum nvfab_ctrl_event
+ *
+ * A discovery controller that went live or sent a DLP change AEN gets its
+ * log read; one being deleted is replaced. The deletion of any other
+ * controller makes every disc look for its own among them.
+ *
+ * Context: atomic (the core's atomic notifier chain).
+ */
+void nvfab_disc_ctrl_event(struct nvfab_ctrl *ctrl, unsigned long event)
+{
+	struct nvfab_disc *disc;
+	unsigned long flags;
+	bool ours = false;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_for_each_entry(disc, &nvfab_disc_all, all_node) {
+		if (disc->ctrl != ctrl)
+			continue;
+		ours = true;
+		switch (event) {
+		case NVFAB_CTRL_EVENT_LIVE:
+			set_bit(NVFAB_DISC_WHY_LIVE, &disc->reasons);
+			break;
+		case NVFAB_CTRL_EVENT_DISC_CHANGE:
+			set_bit(NVFAB_DISC_WHY_AEN, &disc->reasons);
+			break;
+		default:
+			set_bit(NVFAB_DISC_WHY_GONE, &disc->reasons);
+			break;
+		}
+		mod_delayed_work(nvfab_disc_wq, &disc->log_work, 0);
+	}
+	if (!ours && event == NVFAB_CTRL_EVENT_DELETING) {
+		/*
+		 * Maybe one of ours, which dispatch connects again; maybe
+		 * the one that made an entry "present", which is tried now.
+		 */
+		list_for_each_entry(disc, &nvfab_disc_all, all_node) {
+			set_bit(NVFAB_DISC_WHY_GONE, &disc->reasons);
+			mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work,
+					 HZ / 10);
+		}
+	}
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+}
+
+/**
+ * nvfab_disc_state_text() - the state attribute's value
+ * @disc: a root, or NULL for a disabled entry
+ *
+ * Context: may sleep (takes disc->lock).
+ * Return: "disabled", "connecting", "live", "retrying" or "stopping".
+ */
+const char *nvfab_disc_state_text(struct nvfab_disc *disc)
+{
+	const char *s;
+
+	if (!disc)
+		return "disabled";
+	mutex_lock(&disc->lock);
+	switch (disc->state) {
+	case NVFAB_DISC_RETRYING:
+		s = "retrying";
+		break;
+	case NVFAB_DISC_STOPPING:
+		s = "stopping";
+		break;
+	case NVFAB_DISC_RUNNING:
+		s = nvfab_ctrl_state(disc->ctrl) == NVFAB_CTRL_LIVE ?
+			"live" : "connecting";
+		break;
+	default:
+		s = "connecting";
+		break;
+	}
+	mutex_unlock(&disc->lock);
+	return s;
+}
+
+/**
+ * nvfab_disc_print() - the log attribute's lines of a disc and its children
+ * @disc: the disc
+ * @s: where to print; output past its size is dropped
+ *
+ * Context: may sleep; takes the locks of @disc and its children, parent
+ * first.
+ */
+void nvfab_disc_print(struct nvfab_disc *disc, struct seq_buf *s)
+{
+	struct nvfab_disc_rec *rec;
+
+	mutex_lock_nested(&disc->lock, disc->depth);
+	if (disc->parent)
+		seq_buf_printf(s, "# referral %s\n", disc->name);
+	list_for_each_entry(rec, &disc->recs, node) {
+		const struct nvfab_disc_entry *e = &rec->e;
+
+		seq_buf_printf(s,
+			       "subtype=%s trtype=%s adrfam=%s traddr=%s trsvcid=%s subnqn=%s portid=%u cntlid=%u state=%s ctrl=",
+			       nvfab_disc_subtype_name(e->subtype),
+			       nvfab_disc_trtype_name(e->trtype),
+			       nvfab_disc_adrfam_name(e->adrfam), e->traddr,
+			       *e->trsvcid ? e->trsvcid : "-", e->subnqn,
+			       e->portid, e->cntlid,
+			       nvfab_disc_rec_state_names[rec->state]);
+		if (rec->ctrl)
+			seq_buf_printf(s, "%s\n", dev_name(rec->ctrl->device));
+		else if (rec->child && rec->child->ctrl)
+			seq_buf_printf(s, "%s\n",
+				       dev_name(rec->child->ctrl->device));
+		else
+			seq_buf_puts(s, "-\n");
+	}
+	list_for_each_entry(rec, &disc->recs, node)
+		if (rec->child)
+			nvfab_disc_print(rec->child, s);
+	mutex_unlock(&disc->lock);
+}
+
+/**
+ * nvfab_disc_sum_stats() - add a disc's counters and its children's
+ * @disc: the disc
+ * @sum: zeroed before the first call; GENCTR is the root's
+ *
+ * Context: may sleep; takes the locks of @disc's children.
+ */
+void nvfab_disc_sum_stats(struct nvfab_disc *disc,
+			  struct nvfab_disc_stats *sum)
+{
+	struct nvfab_disc_stats *st = &disc->stats;
+	struct nvfab_disc_rec *rec;
+
+	atomic_add(atomic_read(&st->log_reads), &sum->log_reads);
+	atomic_add(atomic_read(&st->log_errors), &sum->log_errors);
+	atomic_add(atomic_read(&st->aens), &sum->aens);
+	atomic_add(atomic_read(&st->polls), &sum->polls);
+	atomic_add(atomic_read(&st->connects), &sum->connects);
+	atomic_add(atomic_read(&st->connect_failures),
+		   &sum->connect_failures);
+	atomic_add(atomic_read(&st->disconnects), &sum->disconnects);
+	atomic_add(atomic_read(&st->referrals), &sum->referrals);
+	atomic_add(atomic_read(&st->entries), &sum->entries);
+	if (!disc->parent)
+		atomic64_set(&sum->genctr, atomic64_read(&st->genctr));
+
+	mutex_lock_nested(&disc->lock, disc->depth);
+	list_for_each_entry(rec, &disc->recs, node)
+		if (rec->child)
+			nvfab_disc_sum_stats(rec->child, sum);
+	mutex_unlock(&disc->lock);
+}
