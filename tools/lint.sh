@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make lint: checkpatch --strict, sparse (C=2, W=1) and kernel-doc -Wall on
-# every nvfab source file, plus a dkms.conf freshness check. Any finding
+# every nvfab source file, plus a dkms.conf freshness check and the design
+# document's module map (tools/design-map.py). Any finding
 # fails. KDIR (default: the stock Debian 6.12 headers) is the sparse target,
 # built with the NVIDIA provider against the stub nv-p2p.h
 # (tools/testing/nv-p2p-stub/) so that it is compiled and checked too;
@@ -79,6 +80,9 @@ if [ -f "$tkdir/.done" ]; then
 else
 	log "test kernel not built yet: KUnit modules not sparse-checked"
 fi
+
+log "design.rst's module map names every drivers/nvfab .c file"
+tools/design-map.py "$REPO_ROOT" || fail=1
 
 log "dkms.conf up to date"
 if ! scripts/gen-dkms-conf.sh | cmp -s - dkms.conf; then

@@ -37,7 +37,24 @@ failed=0
 skipped=0
 lines=()
 
-step() { log "== $*"; }
+# Wall time of each step, for the time table at the end (budget: a warm
+# run, test kernel cached, 60 minutes; Documentation/dev-tools/testing.rst).
+step_names=()
+step_secs=()
+step_t0=
+step_end() {
+	[ -n "$step_t0" ] || return 0
+	step_secs+=($(($(date +%s) - step_t0)))
+	step_t0=
+}
+step() {
+	step_end
+	step_names+=("$*")
+	step_t0=$(date +%s)
+	log "== $*"
+}
+kernel_build_secs=0	# the test kernel built in this run (a cold run)
+guest_dirs=()		# label=dir of each guest, for its selftest times
 
 # boot_report DIR: print the first kernel report (KASAN, lockdep, WARN,
 # BUG) that the guest logged before init started, i.e. before any nvfab
@@ -65,6 +82,7 @@ guest() {
 			tee "$dir.log" | tail -n1)
 	fi
 	sed -n '/^== nvfab check/,$p' "$dir.log" | sed '$d'
+	guest_dirs+=("${label%% (*}=$dir")
 	add_line "$label" "$res"
 }
 
@@ -91,7 +109,44 @@ fatal() { # a step without which nothing else can run
 	finish
 }
 
+# time_table: per step, then per selftest of each guest (wall time and
+# how much of it the guest's CPUs were idle, from run.sh), then the warm
+# total against the budget.
+time_table() {
+	local i total warm label dir f
+	total=$(($(date +%s) - t_start))
+	echo
+	echo "== make check times (s)"
+	for i in "${!step_secs[@]}"; do
+		printf '  %6d  %s\n' "${step_secs[i]}" "${step_names[i]}"
+	done
+	for i in "${guest_dirs[@]}"; do
+		label=${i%%=*}
+		dir=${i#*=}
+		f=$dir/selftests.ktap
+		[ -f "$f" ] || continue
+		echo "  $label: selftest  wall  idle (sleeps, timers, polling)"
+		sed -n 's/^# selftests: nvfab: \(.*\) took \([0-9]*\) s\(, idle \([0-9]*\) s\)\{0,1\}$/\1 \2 \4/p' "$f" |
+			awk '{ printf "    %-22s %5d %5s\n", $1, $2, ($3 == "" ? "-" : $3); w += $2; d += $3 }
+			     END { if (NR) printf "    %-22s %5d %5d\n", "(all selftests)", w, d }'
+	done
+	warm=$((total - kernel_build_secs))
+	printf '  %6d  total' "$total"
+	[ "$kernel_build_secs" -gt 0 ] &&
+		printf ' (cold: the test kernel was built, %d s; warm estimate %d s)' \
+			"$kernel_build_secs" "$warm"
+	echo
+	if [ "$warm" -gt 3600 ]; then
+		echo "WARNING: the warm make check took $warm s, over its budget of 3600 s (Documentation/dev-tools/testing.rst, \"Time budget\")"
+	fi
+	if [ "$kernel_build_secs" -gt 0 ] && [ "$total" -gt 4500 ]; then
+		echo "WARNING: the cold make check took $total s, over its budget of 4500 s"
+	fi
+}
+
 finish() {
+	step_end
+	time_table
 	echo
 	echo "== make check summary ($(($(date +%s) - t_start)) s, logs in $out)"
 	printf '  %s\n' "${lines[@]}"
@@ -111,6 +166,9 @@ step "2/9 test kernel"
 t=$(date +%s)
 tkdir=$("$VM_DIR/build-kernel.sh") || fatal "test kernel build failed"
 lines+=("test kernel: $tkdir ($(($(date +%s) - t)) s this run, cold build $(cat "$tkdir/.build-seconds" 2>/dev/null || echo '?') s)")
+# A run that built the test kernel is a cold one: its build is left out of
+# the warm estimate (a cached kernel is found in a second or two).
+[ $(($(date +%s) - t)) -gt 60 ] && kernel_build_secs=$(($(date +%s) - t))
 
 step "3/9 modules for the test kernel"
 make -s test-modules W=1 >"$out/test-modules.log" 2>&1 ||
@@ -161,6 +219,11 @@ scripts/tests/build-copy-test.sh >"$out/build-copy.ktap" 2>"$out/build-copy.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/build-copy.ktap")
 [ "$f" = 0 ] || { cat "$out/build-copy.ktap"; tail -5 "$out/build-copy.err"; }
 add_line "build copy host tests" "$p passed, $f failed, $s skipped"
+# make lint's module-map check of Documentation/design.rst (a second).
+scripts/tests/design-map-test.sh >"$out/design-map.ktap" 2>"$out/design-map.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/design-map.ktap")
+[ "$f" = 0 ] || grep -E '^(not ok|#)' "$out/design-map.ktap"
+add_line "design map host tests" "$p passed, $f failed, $s skipped"
 
 step "5/9 build matrix"
 t=$(date +%s)

@@ -100,8 +100,9 @@ st_rc=$(sed -n 's/^selftests_rc=//p' "$out/phases" 2>/dev/null || true)
 if [ -f "$out/selftests.ktap" ]; then
 	f0=$failed
 	add_ktap "$out/selftests.ktap"
-	# run.sh's "# selftests: nvfab: NAME took N s": one line of times
-	times=$(sed -n 's/^# selftests: nvfab: \(.*\)\.[a-z]* took \([0-9]*\) s$/\1 \2/p' \
+	# run.sh's "# selftests: nvfab: NAME took N s, idle M s": one line
+	# of times (make check's summary has them as a table)
+	times=$(sed -n 's/^# selftests: nvfab: \(.*\)\.[a-z]* took \([0-9]*\) s.*/\1 \2/p' \
 		"$out/selftests.ktap" | paste -s -d, - | sed 's/,/ s, /g')
 	[ -n "$times" ] && report+=("selftest seconds: $times s")
 	case "$st_rc" in
