@@ -439,6 +439,35 @@ struct nvfab_ctrl {
 };
 
 /**
+ * nvfab_queue_tags() - the tags a received PDU or CQE's CID is looked up in
+ * @ctrl:	the controller
+ * @qid:	the queue the PDU or CQE arrived on (0: admin)
+ *
+ * A queue is started, and may receive, before its tag set exists: queue 0
+ * of a controller on its first connect is started before the admin tag set
+ * is allocated, an I/O queue before the I/O tag set exists or grows to it.
+ * A target may send at once, unasked (a CapsuleResp in the same segment as
+ * the ICResp, a CQE right after the RDMA accept); the lookup must then find
+ * no command rather than read a tag set that is not there. The tag sets are
+ * allocated and freed by the connect and teardown paths
+ * (core/ctrl-setup.c), which stop a queue's receive before freeing its tag
+ * set.
+ *
+ * Context: any context (the receive path of a transport).
+ * Return: the tags, or NULL while the queue has none.
+ */
+static inline struct blk_mq_tags *nvfab_queue_tags(struct nvfab_ctrl *ctrl,
+						   unsigned int qid)
+{
+	if (qid == 0)
+		return READ_ONCE(ctrl->admin_tagset_live) ?
+			ctrl->admin_tagset.tags[0] : NULL;
+	if (!READ_ONCE(ctrl->tagset_live) || qid > ctrl->tagset.nr_hw_queues)
+		return NULL;
+	return ctrl->tagset.tags[qid - 1];
+}
+
+/**
  * nvfab_ctrl_count_peer() - account one request's peer-memory mapping
  * @ctrl:	the controller the request went to
  * @ret:	nvfab_peer_map_sg()'s result: > 0 mapped, < 0 failed, 0 host

@@ -3,8 +3,10 @@
 #
 # nvfab's NVMe/TCP host against a hostile target: the user-space target of
 # tools/testing/hostile-target breaks the protocol in one way per scenario
-# (a duplicated or late PDU, a short Identify, bad Identify fields, a
-# namespace that is briefly not ready, ...) and the host must notice,
+# (a duplicated or late PDU, a PDU before any command in the segment of
+# the ICResp, an ICResp asking for CPDA 1, a short Identify, bad Identify
+# fields, a namespace that is briefly not ready, ...) and the host must
+# notice,
 # recover and keep the data right, without a hang or a splat.
 #
 # One KTAP result per scenario; each sub-check is a "#" line under it.
@@ -309,6 +311,49 @@ io_scenario() {
 		dmesg_grep "queue [0-9]+:" "$cid" "$pdu"
 	check "I/O works after recovery" read_back
 	check "data still right" same_data
+}
+
+# sc_early NAME PATTERN...: the target sends, before the host has sent
+# any command, a PDU or CQE for CID 0: NVMe/TCP in the segment of its
+# ICResp (early-pdu: a CapsuleResp, a C2HData, an R2T in turn), NVMe/RDMA
+# right after it accepts the admin queue's CM request (early-cqe). The
+# queue receives as soon as it is started, so the CID must be checked
+# against the admin tag set at once: it names no command, which is a
+# fatal error for the queue, and the connect is refused on arrival (not by
+# a timeout), never a crash. The window is a race (the host once
+# dereferenced the admin tag set before allocating it, in a few connects
+# out of 20): EARLY_ROUNDS connects, 50 by default. Each PATTERN is a line
+# the kernel must have logged ('queue 0: ... PATTERN').
+sc_early() {
+	local sc=$1 i rc n=${EARLY_ROUNDS:-50} refused=0 live=0 slow=0 max=0 p
+
+	shift
+	target_start "$sc" --count "$n" || { fail "target did not start"; return; }
+	for ((i = 0; i < n; i++)); do
+		connect_start
+		connect_wait 20000
+		rc=$?
+		if [ "$rc" = 124 ]; then
+			slow=$((slow + 1))
+			continue
+		fi
+		[ "$CONNECT_MS" -gt "$max" ] && max=$CONNECT_MS
+		if [ "$rc" = 0 ]; then
+			live=$((live + 1))
+			delete_ctrl
+		else
+			refused=$((refused + 1))
+		fi
+	done
+	ktap_diag "  $n connects: $refused refused, $live live, $slow still blocked after 20 s; slowest $max ms"
+	check "every connect refused ($refused of $n)" test "$refused" = "$n"
+	check "each refused on arrival, within 5 s (slowest $max ms)" \
+		test "$max" -lt 5000
+	check "target misbehaved $n times" misbehaved "$n"
+	for p in "$@"; do
+		check "kernel names it: 'queue 0: ... $p'" dmesg_grep "queue 0:" "$p"
+	done
+	check "no controller left" no_ctrls
 }
 
 # connect_fails NAME TEXT: an invalid Identify fails the connect quickly.
@@ -742,7 +787,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 23
+ktap_set_plan 25
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -764,6 +809,9 @@ run_scenario "bad-sqes" connect_fails bad-sqes SQES
 run_scenario "ns-not-ready" sc_ns_not_ready
 run_scenario "format" sc_format
 run_scenario "lbaf16" sc_lbaf16
+run_scenario "early-pdu" sc_early early-pdu "CapsuleResp for CID 0x0," \
+	"C2HData for CID 0x0," "R2T for CID 0x0,"
+run_scenario "cpda1" connect_fails cpda1 "CPDA 1 .*CPDA above 0"
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "stall-passthru" sc_stall_passthru

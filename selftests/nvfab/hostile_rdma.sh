@@ -5,8 +5,9 @@
 # tools/testing/hostile-target/nvfab_hostile_rdma.py (pyverbs) breaks the
 # protocol in one way per scenario (a second or an unknown response, a
 # remote invalidation of the wrong rkey or of none, a response capsule
-# shorter than a CQE, a Read never answered, a CM REJECT with a status or
-# with private data of an unknown format) and the host
+# shorter than a CQE, a Read never answered, a response before any
+# command right after the CM accept, a CM REJECT with a status or with
+# private data of an unknown format) and the host
 # must notice it when it arrives, recover and keep the data right,
 # without a hang or a splat.
 #
@@ -105,7 +106,7 @@ modprobe rdma_ucm 2>/dev/null || ksft_skip_all "no rdma_ucm module"
 why=$(python3 -B -c "import pyverbs.cmid" 2>&1) ||
 	ksft_skip_all "pyverbs missing (python3-pyverbs): ${why##*: }"
 ktap_header
-ktap_set_plan 12
+ktap_set_plan 13
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -121,6 +122,7 @@ run_scenario "wrong-rkey" sc_wrong_rkey
 run_scenario "inv-inline" io_scenario inv-inline "has no MR" write
 run_scenario "short-resp" io_scenario short-resp "response capsule of 8 bytes" read ""
 run_scenario "stall-first-read" sc_stall_first_read
+run_scenario "early-cqe" sc_early early-cqe "response for CID 0x0 names no command"
 run_scenario "cm-reject" sc_cm_reject cm-reject "status 6 NO_RSC"
 run_scenario "cm-reject-recfmt" sc_cm_reject cm-reject-recfmt \
 	"REJECT private data with RECFMT 1"

@@ -291,7 +291,7 @@ static int nvfab_alloc_admin_tagset(struct nvfab_ctrl *ctrl)
 		blk_mq_free_tag_set(set);
 		return ret;
 	}
-	ctrl->admin_tagset_live = true;
+	WRITE_ONCE(ctrl->admin_tagset_live, true);
 	return 0;
 }
 
@@ -306,8 +306,8 @@ static void nvfab_free_admin_tagset(struct nvfab_ctrl *ctrl)
 	if (!ctrl->admin_tagset_live)
 		return;
 	blk_mq_destroy_queue(ctrl->admin_q);
+	WRITE_ONCE(ctrl->admin_tagset_live, false);
 	blk_mq_free_tag_set(&ctrl->admin_tagset);
-	ctrl->admin_tagset_live = false;
 }
 
 static int nvfab_alloc_io_tagset(struct nvfab_ctrl *ctrl)
@@ -526,17 +526,21 @@ static int nvfab_setup_ctrl_once(struct nvfab_ctrl *ctrl, bool new)
 {
 	int ret;
 
-	ret = ctrl->ops->start_queue(ctrl, 0);
-	if (ret)
-		return ret;
-
+	/*
+	 * The tag set before the queue: once started, queue 0 receives, and
+	 * a target may send a CapsuleResp or CQE at once, unasked; its CID
+	 * must be looked up in a tag set that exists (nvfab_queue_tags()).
+	 */
 	if (new) {
 		ret = nvfab_alloc_admin_tagset(ctrl);
-		if (ret) {
-			ctrl->ops->stop_queue(ctrl, 0);
-			ctrl->ops->free_queue(ctrl, 0);
+		if (ret)
 			return ret;
-		}
+	}
+	ret = ctrl->ops->start_queue(ctrl, 0);
+	if (ret) {
+		if (new)
+			nvfab_free_admin_tagset(ctrl);
+		return ret;
 	}
 	clear_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags);
 	nvfab_unquiesce_admin(ctrl);

@@ -211,18 +211,6 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_rdma_wc_is_error);
 
 /* ---- completions ---- */
 
-static inline struct blk_mq_tags *nvfab_rdma_tags(struct nvfab_rdma_queue *queue)
-{
-	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
-
-	if (queue->qid == 0)
-		return ctrl->admin_tagset.tags[0];
-	if (!READ_ONCE(ctrl->tagset_live) ||
-	    queue->qid > ctrl->tagset.nr_hw_queues)
-		return NULL;
-	return ctrl->tagset.tags[queue->qid - 1];
-}
-
 /* Drop one of the completions a request waits for; the last completes it. */
 static void nvfab_rdma_put_req(struct nvfab_rdma_request *req)
 {
@@ -337,7 +325,8 @@ static void nvfab_rdma_process_rsp(struct nvfab_rdma_queue *queue,
 					   &cqe->result);
 		return;
 	}
-	rq = nvfab_find_rq(nvfab_rdma_tags(queue), cid);
+	rq = nvfab_find_rq(nvfab_queue_tags(&queue->ctrl->ctrl, queue->qid),
+			   cid);
 	if (rq)
 		req = blk_mq_rq_to_pdu(rq);
 	if (nvfab_rdma_check_rsp(rq, req && req->responded, with_inv,

@@ -160,7 +160,6 @@ struct nvfab_tcp_queue {
 	bool				hdr_digest;
 	bool				data_digest;
 	u32				maxh2cdata;
-	u8				cpda;
 	u32				inline_max;	/* in-capsule bytes */
 
 	void				(*old_data_ready)(struct sock *sk);
@@ -194,24 +193,6 @@ static inline size_t nvfab_tcp_hdgst_len(struct nvfab_tcp_queue *queue)
 static inline size_t nvfab_tcp_ddgst_len(struct nvfab_tcp_queue *queue)
 {
 	return queue->data_digest ? NVME_TCP_DIGEST_LENGTH : 0;
-}
-
-/*
- * The tags a received PDU's CID is looked up in; NULL while the queue has
- * no tags yet (an I/O queue is started before its tag set exists or grows
- * to it), so that an unsolicited PDU finds no command instead of reading
- * past the tag set.
- */
-static inline struct blk_mq_tags *nvfab_tcp_tags(struct nvfab_tcp_queue *queue)
-{
-	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
-
-	if (queue->qid == 0)
-		return ctrl->admin_tagset.tags[0];
-	if (!READ_ONCE(ctrl->tagset_live) ||
-	    queue->qid > ctrl->tagset.nr_hw_queues)
-		return NULL;
-	return ctrl->tagset.tags[queue->qid - 1];
 }
 
 /* CRC32C as NVMe/TCP uses it: seed and final XOR of all ones. */
@@ -646,7 +627,7 @@ static void nvfab_tcp_rcv_reset(struct nvfab_tcp_queue *queue)
 static struct request *nvfab_tcp_pdu_rq(struct nvfab_tcp_queue *queue,
 					u16 cid, const char *what)
 {
-	struct request *rq = nvfab_find_rq(nvfab_tcp_tags(queue), cid);
+	struct request *rq = nvfab_find_rq(nvfab_queue_tags(&queue->ctrl->ctrl, queue->qid), cid);
 	struct nvfab_tcp_request *req;
 
 	if (!rq) {
@@ -723,12 +704,15 @@ static void nvfab_tcp_xfer_of(struct nvfab_tcp_request *req, struct request *rq,
  * @x: the command's transfer state
  * @hdr_digest: header digests negotiated
  * @data_digest: data digests negotiated
- * @cpda: Controller PDU Data Alignment from ICResp
+ * @hpda: Host PDU Data Alignment the host asked for in its ICReq
+ *	   (NVFAB_TCP_HPDA)
  * @why: set to the reason on failure
  *
  * NVMe/TCP 1.0, 3.6.2.9: data must belong to a read, arrive in order,
- * stay inside the command's buffer, start at a PDO aligned to CPDA, and the
- * SUCCESS flag needs LAST_PDU and the whole transfer.
+ * stay inside the command's buffer, start at a PDO aligned to HPDA (the
+ * alignment of the data in PDUs the controller sends to the host, 3.6.2.2;
+ * CPDA is that of the host's own PDUs, 3.6.2.3), and the SUCCESS flag
+ * needs LAST_PDU and the whole transfer.
  *
  * Context: any context.
  * Return: 0, or -EPROTO.
@@ -736,13 +720,13 @@ static void nvfab_tcp_xfer_of(struct nvfab_tcp_request *req, struct request *rq,
 VISIBLE_IF_KUNIT int nvfab_tcp_check_c2h(const struct nvme_tcp_data_pdu *pdu,
 					 const struct nvfab_tcp_xfer *x,
 					 bool hdr_digest, bool data_digest,
-					 u8 cpda, const char **why)
+					 u8 hpda, const char **why)
 {
 	u32 off = le32_to_cpu(pdu->data_offset);
 	u32 len = le32_to_cpu(pdu->data_length);
 	size_t pdo_min = sizeof(*pdu) + (hdr_digest ? NVME_TCP_DIGEST_LENGTH : 0);
 	size_t ddgst = data_digest ? NVME_TCP_DIGEST_LENGTH : 0;
-	size_t align = (cpda + 1) * 4;
+	size_t align = (hpda + 1) * 4;
 
 	*why = NULL;
 	if (x->busy)
@@ -757,7 +741,7 @@ VISIBLE_IF_KUNIT int nvfab_tcp_check_c2h(const struct nvme_tcp_data_pdu *pdu,
 		*why = "data beyond the command's buffer";
 	else if (pdu->hdr.pdo < pdo_min || pdu->hdr.pdo % align ||
 		 pdu->hdr.pdo - pdo_min >= align)
-		*why = "PDO invalid for HLEN and CPDA";
+		*why = "PDO invalid for HLEN and HPDA";
 	else if (le32_to_cpu(pdu->hdr.plen) != pdu->hdr.pdo + len + ddgst)
 		*why = "PLEN does not match PDO + DATAL";
 	else if ((pdu->hdr.flags & NVME_TCP_F_DATA_SUCCESS) &&
@@ -821,7 +805,7 @@ static int nvfab_tcp_handle_c2h_data(struct nvfab_tcp_queue *queue,
 	req = blk_mq_rq_to_pdu(rq);
 	nvfab_tcp_xfer_of(req, rq, &x);
 	if (nvfab_tcp_check_c2h(pdu, &x, queue->hdr_digest, queue->data_digest,
-				queue->cpda, &why)) {
+				NVFAB_TCP_HPDA, &why)) {
 		nvfab_tcp_error(queue, "C2HData CID 0x%x o %u l %u pdo %u plen %u (%u/%u): %s",
 				pdu->command_id, le32_to_cpu(pdu->data_offset),
 				le32_to_cpu(pdu->data_length), pdu->hdr.pdo,
@@ -1333,8 +1317,12 @@ static int nvfab_tcp_bind(struct nvfab_tcp_queue *queue)
  * @why: set to the reason on failure
  *
  * NVMe/TCP 1.0, 3.6.2.3: PFV 0, the digests we asked for (a host may not
- * run with different ones), CPDA at most 31, MAXH2CDATA at least 4096 and
- * a multiple of 4.
+ * run with different ones), CPDA 0, MAXH2CDATA at least 4096 and a
+ * multiple of 4. CPDA is the alignment the controller wants for the data
+ * of the PDUs the host sends it (H2CData, in-capsule data); the host sends
+ * that data right behind the header and digest, unpadded, so it refuses
+ * a controller that asks for more than the 4 bytes of CPDA 0 rather than
+ * send it PDUs it must refuse (the in-kernel host does the same).
  *
  * Context: any context.
  * Return: 0, or -EPROTO.
@@ -1358,8 +1346,8 @@ VISIBLE_IF_KUNIT int nvfab_tcp_check_icresp(const struct nvme_tcp_icresp_pdu *r,
 	else if (!!(r->digest & NVME_TCP_HDR_DIGEST_ENABLE) != hdr_digest ||
 		 !!(r->digest & NVME_TCP_DATA_DIGEST_ENABLE) != data_digest)
 		*why = "digests differ from those requested";
-	else if (r->cpda > 31)
-		*why = "CPDA above 31";
+	else if (r->cpda)
+		*why = "CPDA above 0 (padded host PDU data is not supported)";
 	else if (maxdata < NVME_TCP_MIN_MAXH2CDATA || maxdata % 4)
 		*why = "MAXH2CDATA below 4096 or not a multiple of 4";
 	return *why ? -EPROTO : 0;
@@ -1402,7 +1390,7 @@ static int nvfab_tcp_init_connection(struct nvfab_tcp_queue *queue)
 	icreq->hdr.plen = cpu_to_le32(sizeof(*icreq));
 	icreq->pfv = cpu_to_le16(NVME_TCP_PFV_1_0);
 	icreq->maxr2t = 0;	/* 0's based: one outstanding R2T */
-	icreq->hpda = 0;
+	icreq->hpda = NVFAB_TCP_HPDA;
 	if (opts->hdr_digest)
 		icreq->digest |= NVME_TCP_HDR_DIGEST_ENABLE;
 	if (opts->data_digest)
@@ -1441,7 +1429,6 @@ static int nvfab_tcp_init_connection(struct nvfab_tcp_queue *queue)
 	}
 	queue->hdr_digest = opts->hdr_digest;
 	queue->data_digest = opts->data_digest;
-	queue->cpda = icresp->cpda;
 	queue->maxh2cdata = le32_to_cpu(icresp->maxdata);
 	ret = 0;
 out_free:

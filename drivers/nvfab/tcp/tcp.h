@@ -7,6 +7,13 @@
 
 #include <linux/nvme-tcp.h>
 
+/*
+ * HPDA the host asks for in its ICReq (NVMe/TCP 1.0, 3.6.2.2): 0, data of
+ * the controller's PDUs aligned to 4 bytes, i.e. right behind the header
+ * (and its digest), unpadded.
+ */
+#define NVFAB_TCP_HPDA	0
+
 /**
  * struct nvfab_tcp_xfer - what the receive path knows of a command's data
  * @read:	the command reads data (C2H)
@@ -30,7 +37,7 @@ int nvfab_tcp_check_hdr(const struct nvme_tcp_hdr *hdr, bool hdr_digest,
 			bool data_digest, const char **why);
 int nvfab_tcp_check_c2h(const struct nvme_tcp_data_pdu *pdu,
 			const struct nvfab_tcp_xfer *x, bool hdr_digest,
-			bool data_digest, u8 cpda, const char **why);
+			bool data_digest, u8 hpda, const char **why);
 int nvfab_tcp_check_r2t(const struct nvme_tcp_r2t_pdu *pdu,
 			const struct nvfab_tcp_xfer *x, const char **why);
 int nvfab_tcp_check_icresp(const struct nvme_tcp_icresp_pdu *r,

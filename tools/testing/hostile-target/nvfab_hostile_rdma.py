@@ -73,6 +73,9 @@ SCENARIOS = {
                   "Send with Invalidate of an earlier command's rkey",
     "short-resp": "answer a Read with an 8-byte response capsule",
     "stall-first-read": "never answer the first Read on an I/O queue",
+    "early-cqe": "right after accepting the admin queue's CM request, "
+                 "before any command, send a response capsule for CID 0 "
+                 "(--count connections)",
     "cm-reject": "reject the CM request of the admin queue (REJECT "
                  "private data: RECFMT 0, STS 6, no resources)",
     "cm-reject-recfmt": "reject the CM request of the admin queue with "
@@ -455,6 +458,13 @@ class RdmaTarget(ht.Target):
         param.set_private_data(struct.pack("<HH", 0, queue.depth) +
                                bytes(28))
         child.accept(param)
+        if qid == 0 and self.scenario.take("early-cqe"):
+            # Posted at once: RC retries it until the host's QP is ready
+            # to receive, i.e. while the host is still bringing the queue
+            # up, before it has sent (or allocated) anything to name.
+            queue.post_rsp(queue.cqe(0, ht.Completion()))
+            self.scenario.record("early-cqe: response for CID 0 right after "
+                                 "the accept")
         with self.lock:
             self.conns.add(queue)
         threading.Thread(target=queue.serve, daemon=True,

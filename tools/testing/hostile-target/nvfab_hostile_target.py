@@ -177,6 +177,11 @@ SCENARIOS = {
     "short-identify": "Identify Controller: 1024 of 4096 bytes, success",
     "maxcmd0": "Identify Controller reports MAXCMD 0",
     "bad-sqes": "Identify Controller reports SQES 0x55",
+    "early-pdu": "send, in the segment of each ICResp, a PDU for CID 0 "
+                 "before any command: a CapsuleResp, a C2HData, an R2T in "
+                 "turn (--count connections)",
+    "cpda1": "ICResp with CPDA 1: the host's H2C data aligned to 8 "
+             "bytes (a valid field the host does not support)",
     "stall-connect": "never answer the admin Connect",
     "refuse-io-connect": "refuse I/O queue Connects (Controller Busy, no "
                          "DNR) of every controller after the first",
@@ -898,7 +903,10 @@ class Connection:
     def icresp(self):
         pdu = bytearray(IC_LEN)
         HDR.pack_into(pdu, 0, PDU_ICRESP, 0, IC_LEN, 0, IC_LEN)
-        put(pdu, 8, "HBBI", 0, 0, 0, MAXH2CDATA)
+        cpda = 1 if self.scenario.is_("cpda1") else 0
+        put(pdu, 8, "HBBI", 0, cpda, 0, MAXH2CDATA)
+        if cpda:
+            self.scenario.record("ICResp with CPDA %d" % cpda)
         return bytes(pdu)
 
     def rsp_pdu(self, cid, comp):
@@ -971,6 +979,21 @@ class Connection:
         if dgst:
             log("target: digests 0x%x requested; answering without "
                 "digests" % dgst)
+        if self.scenario.take("early-pdu"):
+            # One send, so that the host finds the PDU right behind the
+            # ICResp, before it has sent (or allocated) anything to name.
+            kind = ("CapsuleResp", "C2HData", "R2T")[
+                (self.scenario.taken - 1) % 3]
+            if kind == "CapsuleResp":
+                early = self.rsp_pdu(0, Completion())
+            elif kind == "C2HData":
+                early = self.c2h_pdu(0, 0, bytes(512))
+            else:
+                early = self.r2t_pdu(0, 0, 0, 512)
+            self.send(self.icresp(), early)
+            self.scenario.record("%s for CID 0 in the segment of the ICResp"
+                                 % kind)
+            return
         self.send(self.icresp())
 
     def close(self):

@@ -292,7 +292,7 @@ step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # stock guest for time too, run here again since the inline checks (115 s
 # and 124 s alone), and so does hostile_rdma.sh (every scenario, 160 s).
 guest "test-kernel guest" "$out/test" \
-	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format}" \
+	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format early-pdu}" \
 	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log}" \
 	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh}" \
 	NVFAB_DISC_STORM="${NVFAB_DISC_STORM-40}"

@@ -106,7 +106,7 @@ struct c2h_case {
 	u32 plen, off, len;
 	struct nvfab_tcp_xfer x;
 	bool hdgst, ddgst;
-	u8 cpda;
+	u8 hpda;
 	int ret;
 };
 
@@ -120,10 +120,12 @@ static const struct c2h_case c2h_cases[] = {
 	{ "with header and data digests", NVME_TCP_F_HDGST | NVME_TCP_F_DDGST,
 	  HLEN + DG, HLEN + DG + 4096 + DG, 4096, 4096, C2H_RD(4096), true, true,
 	  .ret = 0 },
-	{ "CPDA 7 padding to 32 bytes", 0, 32, 32 + 4096, 4096, 4096,
-	  C2H_RD(4096), .cpda = 7, .ret = 0 },
-	{ "PDO not aligned to CPDA", 0, 28, 28 + 4096, 4096, 4096, C2H_RD(4096),
-	  .cpda = 7, .ret = -EPROTO },
+	{ "HPDA 7 padding to 32 bytes", 0, 32, 32 + 4096, 4096, 4096,
+	  C2H_RD(4096), .hpda = 7, .ret = 0 },
+	{ "PDO not aligned to HPDA", 0, 28, 28 + 4096, 4096, 4096, C2H_RD(4096),
+	  .hpda = 7, .ret = -EPROTO },
+	{ "PDO padded although HPDA 0", 0, 32, 32 + 4096, 4096, 4096,
+	  C2H_RD(4096), .ret = -EPROTO },
 	{ "PDO inside the header", 0, 16, 16 + 4096, 4096, 4096, C2H_RD(4096),
 	  .ret = -EPROTO },
 	{ "PDO with needless padding", 0, HLEN + 8, HLEN + 8 + 4096, 4096,
@@ -174,7 +176,7 @@ static void nvfab_tcp_c2h_test(struct kunit *test)
 	const char *why;
 
 	KUNIT_EXPECT_EQ(test, nvfab_tcp_check_c2h(&pdu, &c->x, c->hdgst,
-						  c->ddgst, c->cpda, &why),
+						  c->ddgst, c->hpda, &why),
 			c->ret);
 }
 
@@ -255,8 +257,10 @@ static const struct icresp_case icresp_cases[] = {
 	  false, -EPROTO },
 	{ "PDO 8", nvme_tcp_icresp, 128, 8, 0, 0, 128, 131072, 0, false, false,
 	  -EPROTO },
+	{ "CPDA 1", nvme_tcp_icresp, 128, 0, 0, 1, 128, 131072, 0, false,
+	  false, -EPROTO },
 	{ "CPDA 31", nvme_tcp_icresp, 128, 0, 0, 31, 128, 131072, 0, false,
-	  false, 0 },
+	  false, -EPROTO },
 	{ "CPDA 32", nvme_tcp_icresp, 128, 0, 0, 32, 128, 131072, 0, false,
 	  false, -EPROTO },
 	{ "MAXH2CDATA 4095", nvme_tcp_icresp, 128, 0, 0, 0, 128, 4095, 0,
