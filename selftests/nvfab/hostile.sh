@@ -356,6 +356,25 @@ sc_early() {
 	check "no controller left" no_ctrls
 }
 
+# stale-aer: after a reset, right after the admin Connect of the new
+# association, the target completes the AER that the old association had
+# outstanding. The new association has sent none: a fatal error for the
+# queue (the flag that an AER is outstanding is the association's, not
+# the controller's), one more reconnect, then live again.
+sc_stale_aer() {
+	target_start stale-aer || { fail "target did not start"; return; }
+	connect_ok || return
+	check "controller live" is_live
+	( echo 1 >"$CTRL/reset_controller" ) 2>/dev/null
+	wait_for 20000 misbehaved 1 || fail "target completed the stale AER"
+	check "controller live again within 20 s" wait_for 20000 is_live
+	check "kernel names it: 'queue 0: CapsuleResp for AER CID ..., none outstanding'" \
+		dmesg_grep "queue 0:" "CapsuleResp for AER CID 0x[0-9a-f]+, none outstanding"
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
+}
+
 # connect_fails NAME TEXT: an invalid Identify fails the connect quickly.
 connect_fails() {
 	local sc=$1 text=$2 rc
@@ -787,7 +806,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 25
+ktap_set_plan 26
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -812,6 +831,7 @@ run_scenario "lbaf16" sc_lbaf16
 run_scenario "early-pdu" sc_early early-pdu "CapsuleResp for CID 0x0," \
 	"C2HData for CID 0x0," "R2T for CID 0x0,"
 run_scenario "cpda1" connect_fails cpda1 "CPDA 1 .*CPDA above 0"
+run_scenario "stale-aer" sc_stale_aer
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "stall-passthru" sc_stall_passthru

@@ -1452,6 +1452,13 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	memset_startat(queue, 0, ctrl);
 	queue->ctrl = tctrl;
 	queue->qid = qid;
+	/*
+	 * An AER belongs to the association that sent it: a new one has none
+	 * outstanding, so a completion for the AER CID before this one sends
+	 * its own is a protocol error, not an event.
+	 */
+	if (!qid)
+		tctrl->aer_outstanding = false;
 	INIT_WORK(&queue->io_work, nvfab_tcp_io_work);
 	init_llist_head(&queue->req_list);
 	INIT_LIST_HEAD(&queue->send_list);

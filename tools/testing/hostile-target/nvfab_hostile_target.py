@@ -182,6 +182,8 @@ SCENARIOS = {
                  "turn (--count connections)",
     "cpda1": "ICResp with CPDA 1: the host's H2C data aligned to 8 "
              "bytes (a valid field the host does not support)",
+    "stale-aer": "after a reconnect, complete, right after the admin "
+                 "Connect, the AER the earlier association had outstanding",
     "stall-connect": "never answer the admin Connect",
     "refuse-io-connect": "refuse I/O queue Connects (Controller Busy, no "
                          "DNR) of every controller after the first",
@@ -467,6 +469,7 @@ class Subsystem:
         self.namespaces = {i: Namespace(i, ns_size, lbaf16)
                            for i in range(1, nr_ns + 1)}
         self.ana_groups = ana_groups     # 0: ANA off
+        self.last_aer_cid = None         # stale-aer: of any association
         self.ioccsz = 4                  # I/O queues: no in-capsule data
         self.sgls = 1 | (1 << 20)        # SGLs; Offset in-capsule data
         self.controllers = {}
@@ -930,6 +933,19 @@ class Connection:
         return DATA_HDR.pack(PDU_R2T, 0, DATA_HLEN, 0, DATA_HLEN, cid, ttag,
                              offset, length, 0)
 
+    def stale_aer(self):
+        """stale-aer: right after the admin Connect of a new association,
+        complete the AER that an earlier association of the host had
+        outstanding (its CID), which this association never sent."""
+        cid = self.subsys.last_aer_cid
+        if cid is None or not self.scenario.take("stale-aer"):
+            return
+        # An AEN of type Notice, Namespace Attribute Changed.
+        self.send(self.rsp_pdu(cid, Completion(result=0x000002)))
+        self.scenario.record("stale-aer: completion for AER CID 0x%x of an "
+                             "earlier association, right after the admin "
+                             "Connect" % cid)
+
     def respond(self, cid, comp):
         """Send a completion without data (also used for AERs)."""
         try:
@@ -1093,6 +1109,9 @@ class Connection:
         if comp.status or not cmd.reads():
             self.send(self.rsp_pdu(cid, comp))
             self.after_write(cmd)
+            if self.qid == 0 and cmd.opcode == FABRICS and \
+                    cmd.fctype == FCT_CONNECT and not comp.status:
+                self.stale_aer()
             return
         data = (comp.data or b"")[:cmd.sgl_len]
         data += bytes(cmd.sgl_len - len(data))
@@ -1239,6 +1258,7 @@ class AdminCommands:
         if op == ADM_GET_FEAT:
             return ctrl.get_features(cmd.cdw[0] & 0xFF)
         if op == ADM_AER:
+            conn.subsys.last_aer_cid = cmd.cid
             ctrl.hold_aer(conn, cmd.cid)
             return Completion.HOLD
         if op == ADM_KEEP_ALIVE:
