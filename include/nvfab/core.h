@@ -251,16 +251,21 @@ struct nvfab_peer_counters {
  * @max_hw_sectors:	largest transfer, from MDTS and
  *			@max_transfer_sectors (512-byte sectors)
  * @max_transfer_sectors: largest transfer the transport can map (512-byte
- *			sectors; 0: no limit), set by the transport before
- *			the admin queue's tag set is allocated
+ *			sectors; 0: no limit), set by the transport when it
+ *			starts queue 0, before the first command (the
+ *			admin queue's limits are set after Identify)
  * @max_segments:	data segments per command the transport can map (0:
  *			no limit), set like @max_transfer_sectors
  * @virt_boundary_mask:	the transport's virtual boundary (bytes - 1; 0:
  *			none), e.g. the page size of a memory registration;
  *			set like @max_transfer_sectors
- * @numa_node:		NUMA node of the transport's device, for the tag
- *			sets and the multipath numa selector (NUMA_NO_NODE
- *			by default: the controller device's node)
+ * @numa_node:		NUMA node of the transport's device, for the I/O
+ *			tag set and the multipath numa selector, set when
+ *			queue 0 starts (NUMA_NO_NODE by default: the
+ *			controller device's node; the admin tag set of the
+ *			first connect is allocated before queue 0 starts,
+ *			so that a PDU can never arrive before it exists,
+ *			and has no node)
  * @ioccsz:		I/O Queue Command Capsule Supported Size (16 bytes)
  * @iorcsz:		I/O Queue Response Capsule Supported Size (16 bytes)
  * @icdoff:		In Capsule Data Offset (16 bytes)
