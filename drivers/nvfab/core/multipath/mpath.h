@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Private declarations of nvfab-core's multipath layer: subsystems,
- * namespace heads, ANA state (subsys.c, head.c, mpath-sysfs.c, ana.c,
- * ps-registry.c, ps-builtin.c, and the head's ioctls in ioctl.c).
+ * namespace heads, ANA state (this folder: subsys.c, head.c,
+ * mpath-sysfs.c, ana.c, ana-log.c, ps-registry.c, ps-builtin.c; and the
+ * head's ioctls in ../ioctl.c). Documentation/design.rst's lock-order
+ * table places these locks among the others of nvfab.
  *
  * Lock order, outermost first (each lock is only taken with those above
  * it held, never the other way round):
- *   nvfab_subsys_lock (the list of subsystems; a controller joining)
+ *   nvfab_subsys_lock (the list of subsystems; a controller joining;
+ *     creating a subsystem may load its selector's module under it)
  *   ctrl->scan_lock (a scan adds paths: subsys->lock inside it)
  *   subsys->lock (its controllers, heads, slots and selector; a selector
  *     module is loaded before it is taken, never under it)
  *   ctrl->ana_lock (nvfab_ana_read() takes namespaces_rwsem inside it)
- *   ctrl->namespaces_rwsem (never held while a command runs)
+ *   ctrl->namespaces_rwsem (held for read while queued I/O drains in
+ *     nvfab_update_nr_io_queues(); never across a command otherwise)
  *   ctrl->quiesce_lock (blk-mq's tag_list_lock inside it)
  *   head->requeue_lock (spinlock, irq-safe)
  * The I/O path takes none of them: it reads head->paths and subsys->ps
@@ -190,10 +194,10 @@ bool nvfab_peer_filter(struct nvfab_ns_head *head, struct nvfab_tier *tier,
 const char *nvfab_ana_state_name(u8 state);
 extern const struct attribute_group *nvfab_subsys_groups[];
 extern const struct attribute_group *nvfab_head_groups[];
-
-/* sysfs.c: peer_mem/ of controllers and heads */
-extern const struct attribute_group nvfab_peer_attr_group;
 extern const struct attribute_group *nvfab_path_disk_groups[];
+
+/* ../sysfs.c: peer_mem/ of controllers and heads */
+extern const struct attribute_group nvfab_peer_attr_group;
 
 /* ioctl.c */
 int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
