@@ -69,6 +69,9 @@ enum nvfab_ctrl_state {
  * @genctr:	generation, bumped at each use of the tag (see nvfab_cid())
  * @ctrl:	the controller the request belongs to
  * @start_ns:	when a multipath request was sent (ktime_get_ns())
+ * @cancel_claim: bit 0 set, atomically, by the one caller of
+ *		nvfab_cancel_request() that completes the request; cleared
+ *		by nvfab_setup_cmd() at each start
  *
  * Transports put this first in their per-request PDU (blk-mq cmd_size).
  */
@@ -81,6 +84,7 @@ struct nvfab_request {
 	u8			genctr;
 	struct nvfab_ctrl	*ctrl;
 	u64			start_ns;
+	unsigned long		cancel_claim;
 };
 
 static inline struct nvfab_request *nvfab_req(struct request *rq)

@@ -150,6 +150,14 @@ EXPORT_SYMBOL_NVFAB(nvfab_try_complete_req);
  * Used after a queue is stopped: the request completes with
  * NVME_SC_HOST_ABORTED_CMD, which is retried unless the request forbids it.
  *
+ * Several paths may cancel the same request at once, unserialised with
+ * each other: the timeout handler of a controller that is not live,
+ * err_work's teardown and a transport's fail_work, each after stopping
+ * the queue (so that the target can no longer complete it). The request
+ * is completed once: blk_mq_request_completed() alone is a check, then an
+ * act, so the first caller claims it atomically (@cancel_claim) and the
+ * others leave it.
+ *
  * Context: any context.
  * Return: true, to continue the iteration.
  */
@@ -157,7 +165,8 @@ bool nvfab_cancel_request(struct request *rq, void *data)
 {
 	struct nvfab_request *req = nvfab_req(rq);
 
-	if (blk_mq_request_completed(rq))
+	if (blk_mq_request_completed(rq) ||
+	    test_and_set_bit(0, &req->cancel_claim))
 		return true;
 	req->status = NVME_SC_HOST_ABORTED_CMD;
 	req->flags |= NVFAB_REQ_CANCELLED;
@@ -189,6 +198,7 @@ blk_status_t nvfab_setup_cmd(struct request *rq)
 	} else {
 		req->flags &= ~NVFAB_REQ_CANCELLED;
 	}
+	clear_bit(0, &req->cancel_claim);
 	req->status = 0;
 
 	switch (req_op(rq)) {

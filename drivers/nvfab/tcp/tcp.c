@@ -627,7 +627,8 @@ static void nvfab_tcp_rcv_reset(struct nvfab_tcp_queue *queue)
 static struct request *nvfab_tcp_pdu_rq(struct nvfab_tcp_queue *queue,
 					u16 cid, const char *what)
 {
-	struct request *rq = nvfab_find_rq(nvfab_queue_tags(&queue->ctrl->ctrl, queue->qid), cid);
+	struct request *rq = nvfab_find_rq(nvfab_queue_tags(&queue->ctrl->ctrl,
+							    queue->qid), cid);
 	struct nvfab_tcp_request *req;
 
 	if (!rq) {
