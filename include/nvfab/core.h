@@ -565,6 +565,7 @@ const char *nvfab_ctrl_state_name(enum nvfab_ctrl_state state);
 
 /* request helpers for transports */
 blk_status_t nvfab_setup_cmd(struct request *rq);
+void nvfab_start_request(struct request *rq);
 void nvfab_cleanup_cmd(struct request *rq);
 bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
 		       bool queue_live);

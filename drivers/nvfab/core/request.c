@@ -104,9 +104,9 @@ void nvfab_complete_rq(struct request *rq)
 	blk_status_t sts = nvfab_error_status(req->status);
 
 	trace_nvfab_complete_rq(rq);
-	nvfab_cleanup_cmd(rq);
 	if (req->flags & NVFAB_REQ_MPATH_ACCT)
 		nvfab_mpath_end_request(rq, sts);
+	nvfab_cleanup_cmd(rq);
 	if (unlikely(req->status)) {
 		if (nvfab_should_failover(rq) && nvfab_mpath_failover(rq))
 			return;
@@ -214,20 +214,47 @@ blk_status_t nvfab_setup_cmd(struct request *rq)
 	req->genctr++;
 	req->cmd->common.command_id = nvfab_cid(rq);
 	trace_nvfab_setup_cmd(rq, req->cmd);
-	if (rq->cmd_flags & NVFAB_REQ_MPATH)
-		nvfab_mpath_start_request(rq);
 	return BLK_STS_OK;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_setup_cmd);
 
 /**
+ * nvfab_start_request() - a request is about to go to the target
+ * @rq: a request set up by nvfab_setup_cmd(), its data mapped
+ *
+ * blk_mq_start_request(), and for a multipath request the accounting of
+ * its path (in flight, the selector's start_io). Called by a transport's
+ * ->queue_rq once nothing but the send itself can fail, so that a request
+ * that queue_rq refuses or retries (BLK_STS_RESOURCE) is never counted;
+ * one that is started and then fails back to blk-mq is uncounted by
+ * nvfab_cleanup_cmd().
+ *
+ * Context: any context (blk_mq_ops.queue_rq).
+ */
+void nvfab_start_request(struct request *rq)
+{
+	blk_mq_start_request(rq);
+	if (rq->cmd_flags & NVFAB_REQ_MPATH)
+		nvfab_mpath_start_request(rq);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_start_request);
+
+/**
  * nvfab_cleanup_cmd() - release what nvfab_setup_cmd() attached
  * @rq: the request
+ *
+ * Also ends the path accounting of a multipath request that
+ * nvfab_start_request() counted and that ->queue_rq then failed back to
+ * blk-mq (a send that could not be posted): as an I/O error of its path.
+ * A request that completes has been uncounted by nvfab_complete_rq()
+ * first.
  *
  * Context: any context.
  */
 void nvfab_cleanup_cmd(struct request *rq)
 {
+	if (nvfab_req(rq)->flags & NVFAB_REQ_MPATH_ACCT)
+		nvfab_mpath_end_request(rq, BLK_STS_IOERR);
 	if (rq->rq_flags & RQF_SPECIAL_PAYLOAD) {
 		kfree(bvec_virt(&rq->special_vec));
 		rq->rq_flags &= ~RQF_SPECIAL_PAYLOAD;

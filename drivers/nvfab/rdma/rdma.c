@@ -796,7 +796,7 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 
-	blk_mq_start_request(rq);
+	nvfab_start_request(rq);
 	ret = ib_post_send(queue->qp, first, NULL);
 	if (ret) {
 		nvfab_rdma_queue_error(queue, "posting the command capsule failed: %d",

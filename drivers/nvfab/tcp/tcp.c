@@ -1697,7 +1697,7 @@ static blk_status_t nvfab_tcp_queue_rq(struct blk_mq_hw_ctx *hctx,
 		return nvfab_peer_blk_status(-EREMOTEIO);
 	}
 	nvfab_tcp_setup_cmd_pdu(queue, req);
-	blk_mq_start_request(rq);
+	nvfab_start_request(rq);
 	req->send_busy = true;
 	llist_add(&req->lentry, &queue->req_list);
 	if (bd->last)
