@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
@@ -162,34 +163,65 @@ static void nvfab_disc_set_ctrl(struct nvfab_disc *disc,
 	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
 }
 
-static char *nvfab_disc_ctrl_opts(struct nvfab_disc *disc)
+/**
+ * nvfab_disc_ctrl_options() - the options of a discovery controller
+ * @c: its settings: a configfs entry's, or a referral child's
+ *	(nvfab_disc_child_cfg())
+ * @opts: zeroed options block to fill; the caller frees it with
+ *	nvfab_free_options() whatever the result
+ *
+ * A referral child's NQN, address and port come from its parent's log,
+ * so all of them are given to nvfab-fabrics as values, never pasted into
+ * an option string. Beyond them: ctrl_loss_tmo=-1, the core reconnects a
+ * discovery controller for as long as the entry runs; "discovery" makes
+ * a unique discovery NQN (TP 8013) one as well; and the host options of
+ * the entry, host_iface for TCP only (nvfab-rdma refuses it, and an RDMA
+ * referral inherits the settings of a TCP entry).
+ *
+ * Context: may sleep.
+ * Return: 0, or an error of nvfab_build_options(): -EINVAL (a value
+ * nvfab-fabrics refuses), -EOPNOTSUPP, -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_ctrl_options(const struct nvfab_disc_cfg *c,
+					     struct nvfab_ctrl_options *opts)
 {
-	const struct nvfab_disc_cfg *c = &disc->cfg;
+	struct nvfab_opt_value v[7 + NVFAB_DISC_HOST_VALUES];
+	char kato[12];
+	unsigned int n = 0;
 
-	/*
-	 * ctrl_loss_tmo=-1: the core reconnects a discovery controller for
-	 * as long as the entry runs; "discovery" makes a unique discovery
-	 * NQN (TP 8013) one as well.
-	 */
-	return kasprintf(GFP_KERNEL,
-			 "nqn=%s,transport=%s,traddr=%s,trsvcid=%s,discovery,keep_alive_tmo=%u,ctrl_loss_tmo=-1%s%s%s%s%s%s%s%s",
-			 c->nqn, c->transport, c->traddr, c->trsvcid, c->kato,
-			 *c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
-			 *c->host_iface ? ",host_iface=" : "", c->host_iface,
-			 *c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
-			 *c->hostid ? ",hostid=" : "", c->hostid);
+	snprintf(kato, sizeof(kato), "%u", c->kato);
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_NQN, c->nqn };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRANSPORT, c->transport };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRADDR, c->traddr };
+	if (*c->trsvcid)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRSVCID,
+						   c->trsvcid };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_DISCOVERY, NULL };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_KATO, kato };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_CTRL_LOSS_TMO, "-1" };
+	n += nvfab_disc_host_values(c, !strcmp(c->transport, "tcp"), v + n);
+	return nvfab_build_options(opts, NULL, v, n);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_ctrl_options);
 
 static void nvfab_disc_create_work(struct work_struct *work)
 {
 	struct nvfab_disc *disc = container_of(to_delayed_work(work),
 					       struct nvfab_disc, create_work);
+	struct nvfab_ctrl_options *opts;
 	struct nvfab_ctrl *ctrl;
-	char *opts;
+	int ret = -ENOMEM;
 
-	opts = nvfab_disc_ctrl_opts(disc);
-	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
-	kfree(opts);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (opts)
+		ret = nvfab_disc_ctrl_options(&disc->cfg, opts);
+	if (ret) {
+		nvfab_free_options(opts);
+		ctrl = ERR_PTR(ret);
+	} else {
+		/* takes the options over */
+		ctrl = nvfab_fabrics_create_ctrl(opts);
+	}
 	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
 		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 
@@ -272,12 +304,42 @@ static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 	return found;
 }
 
+/**
+ * nvfab_disc_child_cfg() - the settings of a referral's child
+ * @root: the settings of the configfs entry the referral chain started
+ *	from
+ * @e: the referral entry (SUBTYPE 1h), validated by discovery-log.c
+ * @cfg: where to put them
+ *
+ * The root's settings, with the referral's transport, address, port and
+ * NQN. The log parser refuses values longer than these fields
+ * (discovery-log.c), so nothing is cut here: a value that did not fit
+ * would be refused, never truncated.
+ *
+ * Context: any.
+ * Return: 0, or -E2BIG when a field of @e does not fit its setting.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
+					  const struct nvfab_disc_entry *e,
+					  struct nvfab_disc_cfg *cfg)
+{
+	*cfg = *root;
+	if (strscpy(cfg->transport, nvfab_disc_trtype_name(e->trtype),
+		    sizeof(cfg->transport)) < 0 ||
+	    strscpy(cfg->traddr, e->traddr, sizeof(cfg->traddr)) < 0 ||
+	    strscpy(cfg->trsvcid, e->trsvcid, sizeof(cfg->trsvcid)) < 0 ||
+	    strscpy(cfg->nqn, e->subnqn, sizeof(cfg->nqn)) < 0)
+		return -E2BIG;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_child_cfg);
+
 /* Follow a referral: a child with the root's options. disc->lock held. */
 static int nvfab_disc_follow(struct nvfab_disc *disc,
 			     struct nvfab_disc_rec *rec)
 {
 	const struct nvfab_disc_entry *e = &rec->e;
-	struct nvfab_disc_cfg cfg = disc->root->cfg;
+	struct nvfab_disc_cfg cfg;
 	struct nvfab_disc *child;
 	char *name;
 
@@ -287,12 +349,9 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
 		return NVFAB_DISC_REC_TOO_DEEP;
 	if (nvfab_disc_endpoint_followed(e))
 		return NVFAB_DISC_REC_DUPLICATE;
+	if (nvfab_disc_child_cfg(&disc->root->cfg, e, &cfg))
+		return NVFAB_DISC_REC_SKIPPED;
 
-	strscpy(cfg.transport, nvfab_disc_trtype_name(e->trtype),
-		sizeof(cfg.transport));
-	strscpy(cfg.traddr, e->traddr, sizeof(cfg.traddr));
-	strscpy(cfg.trsvcid, e->trsvcid, sizeof(cfg.trsvcid));
-	strscpy(cfg.nqn, e->subnqn, sizeof(cfg.nqn));
 	name = kasprintf(GFP_KERNEL, "%s@%s:%s", disc->root->name, e->traddr,
 			 e->trsvcid);
 	child = name ? nvfab_disc_alloc(name, &cfg, disc->policy, disc) : NULL;
@@ -308,15 +367,35 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
 	return NVFAB_DISC_REC_FOLLOWED;
 }
 
+/**
+ * nvfab_disc_nvm_state() - what becomes of an NVM subsystem entry
+ * @policy: the entry's policy
+ * @e: an NVM subsystem entry (SUBTYPE 2h) of a log
+ *
+ * Context: any (RCU read side for connect=match).
+ * Return: NVFAB_DISC_REC_PENDING when it is to be connected;
+ * NVFAB_DISC_REC_SKIPPED for a transport other than TCP and RDMA, or one
+ * the connect policy does not take.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
+					  const struct nvfab_disc_entry *e)
+{
+	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
+		return NVFAB_DISC_REC_SKIPPED;
+	if (!nvfab_disc_policy_wants(policy, e->subnqn))
+		return NVFAB_DISC_REC_SKIPPED;
+	return NVFAB_DISC_REC_PENDING;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_nvm_state);
+
 /* A new NVM subsystem entry: what to do with it. disc->lock held. */
 static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
 			      struct nvfab_disc_rec *rec)
 {
-	if (rec->e.trtype != NVMF_TRTYPE_TCP &&
-	    rec->e.trtype != NVMF_TRTYPE_RDMA)
-		return NVFAB_DISC_REC_SKIPPED;
-	if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
-		return NVFAB_DISC_REC_SKIPPED;
+	int st = nvfab_disc_nvm_state(disc->policy, &rec->e);
+
+	if (st != NVFAB_DISC_REC_PENDING)
+		return st;
 	rec->due = jiffies;	/* nvfab_disc_reconcile() may add a jitter */
 	rec->fresh = true;
 	return NVFAB_DISC_REC_PENDING;

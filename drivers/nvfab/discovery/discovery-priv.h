@@ -315,6 +315,10 @@ void nvfab_disc_uevent(struct nvfab_disc *disc, const char *event,
 		       const struct nvfab_disc_entry *e, int err);
 bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
 			     const char *subnqn);
+/* Most values nvfab_disc_host_values() puts. */
+#define NVFAB_DISC_HOST_VALUES	4
+unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
+				    struct nvfab_opt_value *v);
 bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect);
@@ -332,6 +336,16 @@ int nvfab_disc_check_cfg(const char *name, char *val);
 struct nvfab_disc_match *nvfab_disc_parse_match(const char *page,
 						size_t count);
 bool nvfab_disc_name_valid(const char *name);
+int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
+			  const struct nvfab_disc_entry *e,
+			  struct nvfab_ctrl_options *opts);
+int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
+			 const struct nvfab_disc_entry *e,
+			 struct nvfab_disc_cfg *cfg);
+int nvfab_disc_ctrl_options(const struct nvfab_disc_cfg *c,
+			    struct nvfab_ctrl_options *opts);
+int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
+			 const struct nvfab_disc_entry *e);
 #endif
 
 #endif /* _NVFAB_DISCOVERY_PRIV_H */

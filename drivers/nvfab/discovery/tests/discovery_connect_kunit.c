@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tables for what nvfab-discovery makes of a Discovery Log Page
+ * entry before it connects: the options of an NVM subsystem's I/O
+ * controller and of a referral's discovery controller.
+ *
+ * A log entry comes from the target and is untrusted. Its SUBNQN (and,
+ * for InfiniBand addresses, its TRADDR and TRSVCID) may hold ',' and '=':
+ * the rows check that such a value arrives whole in the options and sets
+ * nothing else (no duplicate_connect, no host identity, no queue count, no
+ * timeout of the target's choosing).
+ */
+#include <kunit/test.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/nvme.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <nvfab/compat.h>
+#include <nvfab/fabrics.h>
+#include "../discovery-priv.h"
+
+#define DEF_HOST_PREFIX	"nqn.2014-08.org.nvmexpress:uuid:"
+#define EVIL_HOST	"nqn.2014-08.org.example:evil-host"
+#define EVIL_ID		"6f1d2c3b-0a9e-4d8c-b7a6-5e4f3a2b1c0d"
+
+/* A log entry as the parser would have left it. */
+struct conn_case {
+	const char *desc;
+	u8 trtype, adrfam;
+	const char *traddr, *trsvcid, *subnqn;
+	const char *host_iface;	/* of the configfs entry, or NULL */
+};
+
+static const struct conn_case io_cases[] = {
+	{ "plain TCP entry", NVMF_TRTYPE_TCP, NVMF_ADDR_FAMILY_IP4,
+	  "192.0.2.9", "4420", "nqn.2014-08.org.example:s1" },
+	{ "SUBNQN asks for duplicate_connect", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.9", "4420",
+	  "nqn.2014-08.org.example:s1,duplicate_connect" },
+	{ "SUBNQN sets a host identity", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.9", "4420",
+	  "nqn.2014-08.org.example:s1,hostnqn=" EVIL_HOST ",hostid=" EVIL_ID },
+	{ "SUBNQN asks for 4096 write queues", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.9", "4420",
+	  "nqn.2014-08.org.example:s1,nr_write_queues=4096" },
+	{ "SUBNQN asks to reconnect forever", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.9", "4420",
+	  "nqn.2014-08.org.example:s1,ctrl_loss_tmo=-1" },
+	{ "SUBNQN names another transport", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.9", "4420",
+	  "nqn.2014-08.org.example:s1,transport=rdma" },
+	{ "SUBNQN with '=' only", NVMF_TRTYPE_TCP, NVMF_ADDR_FAMILY_IP4,
+	  "192.0.2.9", "4420", "nqn.2014-08.org.example:a=b" },
+	{ "IB TRADDR and TRSVCID carry options", NVMF_TRTYPE_RDMA,
+	  NVMF_ADDR_FAMILY_IB, "fe80::1,nr_poll_queues=4096",
+	  "4420,keep_alive_tmo=0", "nqn.2014-08.org.example:s2" },
+	{ "IB entry without TRSVCID", NVMF_TRTYPE_RDMA, NVMF_ADDR_FAMILY_IB,
+	  "fe80::2", "", "nqn.2014-08.org.example:s3" },
+	{ "TCP entry keeps host_iface", NVMF_TRTYPE_TCP, NVMF_ADDR_FAMILY_IP4,
+	  "192.0.2.9", "4420", "nqn.2014-08.org.example:s4", "eth0" },
+	{ "RDMA entry of a TCP entry drops host_iface", NVMF_TRTYPE_RDMA,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.9", "4420",
+	  "nqn.2014-08.org.example:s5", "eth0" },
+};
+
+static const struct conn_case ref_cases[] = {
+	{ "plain TCP referral", NVMF_TRTYPE_TCP, NVMF_ADDR_FAMILY_IP4,
+	  "192.0.2.8", "8009", NVME_DISC_SUBSYS_NAME },
+	{ "referral SUBNQN sets a host identity", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.8", "8009",
+	  NVME_DISC_SUBSYS_NAME ",hostnqn=" EVIL_HOST ",hostid=" EVIL_ID },
+	{ "referral SUBNQN turns keep-alive off", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.8", "8009",
+	  "nqn.2014-08.org.example:disc,keep_alive_tmo=0" },
+	{ "referral SUBNQN gives a loss timeout", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.8", "8009",
+	  "nqn.2014-08.org.example:disc,ctrl_loss_tmo=1" },
+	{ "RDMA referral of a TCP entry with host_iface", NVMF_TRTYPE_RDMA,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.8", "4420", NVME_DISC_SUBSYS_NAME,
+	  "eth0" },
+	{ "TCP referral keeps host_iface", NVMF_TRTYPE_TCP,
+	  NVMF_ADDR_FAMILY_IP4, "192.0.2.8", "8009", NVME_DISC_SUBSYS_NAME,
+	  "eth0" },
+	{ "IB referral, 255-byte TRADDR", NVMF_TRTYPE_RDMA,
+	  NVMF_ADDR_FAMILY_IB, NULL, "4420", NVME_DISC_SUBSYS_NAME },
+};
+
+static void conn_case_desc(const struct conn_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(io, io_cases, conn_case_desc);
+KUNIT_ARRAY_PARAM(ref, ref_cases, conn_case_desc);
+
+static void free_opts_action(void *opts)
+{
+	nvfab_free_options(opts);
+}
+
+static struct nvfab_ctrl_options *test_opts(struct kunit *test)
+{
+	struct nvfab_ctrl_options *opts;
+
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, free_opts_action,
+							opts), 0);
+	return opts;
+}
+
+/* The configfs entry: a TCP discovery controller, default host. */
+static struct nvfab_disc_cfg *test_cfg(struct kunit *test,
+				       const char *host_iface)
+{
+	struct nvfab_disc_cfg *cfg;
+
+	cfg = kunit_kzalloc(test, sizeof(*cfg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cfg);
+	strscpy(cfg->transport, "tcp", sizeof(cfg->transport));
+	strscpy(cfg->traddr, "192.0.2.2", sizeof(cfg->traddr));
+	strscpy(cfg->trsvcid, "8009", sizeof(cfg->trsvcid));
+	strscpy(cfg->nqn, NVME_DISC_SUBSYS_NAME, sizeof(cfg->nqn));
+	if (host_iface)
+		strscpy(cfg->host_iface, host_iface, sizeof(cfg->host_iface));
+	cfg->kato = 30;
+	return cfg;
+}
+
+static struct nvfab_disc_entry *test_entry(struct kunit *test,
+					   const struct conn_case *c,
+					   u8 subtype)
+{
+	struct nvfab_disc_entry *e;
+
+	e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	e->trtype = c->trtype;
+	e->adrfam = c->adrfam;
+	e->subtype = subtype;
+	e->cntlid = NVME_CNTLID_DYNAMIC;
+	if (c->traddr) {
+		strscpy(e->traddr, c->traddr, sizeof(e->traddr));
+	} else {
+		/* the longest TRADDR nvfab accepts: 255 bytes */
+		memset(e->traddr, 'f', NVFAB_TRADDR_SIZE - 1);
+		e->traddr[NVFAB_TRADDR_SIZE - 1] = '\0';
+	}
+	strscpy(e->trsvcid, c->trsvcid, sizeof(e->trsvcid));
+	strscpy(e->subnqn, c->subnqn, sizeof(e->subnqn));
+	return e;
+}
+
+/* What every request built from an entry must have. */
+static void check_common(struct kunit *test, const struct conn_case *c,
+			 const struct nvfab_disc_entry *e,
+			 const struct nvfab_ctrl_options *o)
+{
+	bool tcp = c->trtype == NVMF_TRTYPE_TCP;
+
+	KUNIT_EXPECT_STREQ(test, o->transport, tcp ? "tcp" : "rdma");
+	KUNIT_EXPECT_STREQ(test, o->subsysnqn, e->subnqn);
+	KUNIT_EXPECT_STREQ(test, o->traddr, e->traddr);
+	if (*e->trsvcid)
+		KUNIT_EXPECT_STREQ(test, o->trsvcid, e->trsvcid);
+	else
+		KUNIT_EXPECT_NULL(test, o->trsvcid);
+	/* host_iface is TCP's only (nvfab-rdma refuses it) */
+	if (c->host_iface && tcp)
+		KUNIT_EXPECT_STREQ(test, o->host_iface, c->host_iface);
+	else
+		KUNIT_EXPECT_NULL(test, o->host_iface);
+	KUNIT_EXPECT_EQ(test, !!(o->mask & NVFAB_OPT_HOST_IFACE),
+			c->host_iface && tcp);
+	KUNIT_EXPECT_NULL(test, o->host_traddr);
+	/* the default host: nothing in the entry chose another */
+	KUNIT_ASSERT_NOT_NULL(test, o->host);
+	KUNIT_EXPECT_EQ(test, strncmp(o->host->nqn, DEF_HOST_PREFIX,
+				      strlen(DEF_HOST_PREFIX)), 0);
+	KUNIT_EXPECT_FALSE(test, o->mask & (NVFAB_OPT_HOSTNQN |
+					    NVFAB_OPT_HOST_ID));
+	KUNIT_EXPECT_EQ(test, o->nr_write_queues, 0);
+	KUNIT_EXPECT_EQ(test, o->nr_poll_queues, 0);
+}
+
+static void disc_io_options_test(struct kunit *test)
+{
+	const struct conn_case *c = test->param_value;
+	const struct nvfab_disc_entry *e = test_entry(test, c, NVME_NQN_NVME);
+	struct nvfab_ctrl_options *o = test_opts(test);
+
+	KUNIT_ASSERT_EQ(test, nvfab_disc_io_options(test_cfg(test,
+							     c->host_iface),
+						    e, o), 0);
+	check_common(test, c, e, o);
+	/* an I/O controller: the defaults of nvfab-fabrics */
+	KUNIT_EXPECT_FALSE(test, o->discovery_nqn);
+	KUNIT_EXPECT_FALSE(test, o->duplicate_connect);
+	KUNIT_EXPECT_EQ(test, o->ctrl_loss_tmo, NVFAB_DEF_CTRL_LOSS_TMO);
+	KUNIT_EXPECT_EQ(test, o->kato, NVFAB_DEF_KATO);
+	KUNIT_EXPECT_EQ(test, o->mask & ~(NVFAB_OPT_HOST_IFACE),
+			NVFAB_OPT_TRANSPORT | NVFAB_OPT_NQN |
+			NVFAB_OPT_TRADDR |
+			(*e->trsvcid ? NVFAB_OPT_TRSVCID : 0));
+}
+
+static void disc_child_options_test(struct kunit *test)
+{
+	const struct conn_case *c = test->param_value;
+	const struct nvfab_disc_entry *e = test_entry(test, c, NVME_NQN_DISC);
+	struct nvfab_ctrl_options *o = test_opts(test);
+	struct nvfab_disc_cfg *cfg;
+
+	/* what nvfab_disc_follow() and the child's create work do */
+	cfg = kunit_kzalloc(test, sizeof(*cfg), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, cfg);
+	KUNIT_ASSERT_EQ(test, nvfab_disc_child_cfg(test_cfg(test,
+							    c->host_iface),
+						   e, cfg), 0);
+	KUNIT_ASSERT_EQ(test, nvfab_disc_ctrl_options(cfg, o), 0);
+	check_common(test, c, e, o);
+	/* a discovery controller, kept for as long as the entry runs */
+	KUNIT_EXPECT_TRUE(test, o->discovery_nqn);
+	KUNIT_EXPECT_TRUE(test, o->duplicate_connect);
+	KUNIT_EXPECT_EQ(test, o->ctrl_loss_tmo, -1);
+	KUNIT_EXPECT_EQ(test, o->kato, 30);
+	KUNIT_EXPECT_EQ(test, o->nr_io_queues, 0);
+}
+
+static struct kunit_case nvfab_disc_connect_cases[] = {
+	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
+	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
+	{}
+};
+
+static struct kunit_suite nvfab_disc_connect_suite = {
+	.name = "nvfab_discovery_connect",
+	.test_cases = nvfab_disc_connect_cases,
+};
+
+kunit_test_suite(nvfab_disc_connect_suite);
+
+MODULE_DESCRIPTION("KUnit tables for the connects nvfab-discovery makes of log entries");
+MODULE_LICENSE("GPL");
+NVFAB_IMPORT();
+NVFAB_IMPORT_KUNIT();
