@@ -48,6 +48,7 @@ static const char * const nvfab_disc_rec_state_names[] = {
 	[NVFAB_DISC_REC_DUPLICATE]	= "duplicate",
 	[NVFAB_DISC_REC_TOO_DEEP]	= "too-deep",
 	[NVFAB_DISC_REC_SELF]		= "self",
+	[NVFAB_DISC_REC_NEEDS_TLS]	= "needs-tls",
 };
 
 /**
@@ -334,6 +335,23 @@ VISIBLE_IF_KUNIT int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_child_cfg);
 
+/*
+ * Does the entry's port need a secure channel nvfab cannot give? TREQ
+ * says "required" (NVMe over Fabrics 1.1, Figure 38), or the TCP port
+ * offers TLS (TSAS SECTYPE) without saying it may be done without. Such
+ * an entry is not connected in the clear: nvfab has no TLS yet.
+ */
+static bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
+{
+	u8 sc = e->treq & NVME_TREQ_SECURE_CHANNEL_MASK;
+
+	if (sc == NVMF_TREQ_REQUIRED)
+		return true;
+	return e->trtype == NVMF_TRTYPE_TCP &&
+	       e->sectype != NVMF_TCP_SECTYPE_NONE &&
+	       sc != NVMF_TREQ_NOT_REQUIRED;
+}
+
 /* Follow a referral: a child with the root's options. disc->lock held. */
 static int nvfab_disc_follow(struct nvfab_disc *disc,
 			     struct nvfab_disc_rec *rec)
@@ -345,6 +363,13 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
 
 	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
 		return NVFAB_DISC_REC_SKIPPED;
+	if (nvfab_disc_needs_tls(e)) {
+		if (rec->state != NVFAB_DISC_REC_NEEDS_TLS)
+			pr_info("%s: not following the referral to %s %s:%s: it requires a secure channel (TLS), which nvfab does not implement\n",
+				disc->name, nvfab_disc_trtype_name(e->trtype),
+				e->traddr, e->trsvcid);
+		return NVFAB_DISC_REC_NEEDS_TLS;
+	}
 	if (disc->depth >= NVFAB_DISC_MAX_DEPTH)
 		return NVFAB_DISC_REC_TOO_DEEP;
 	if (nvfab_disc_endpoint_followed(e))
@@ -375,13 +400,16 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
  * Context: any (RCU read side for connect=match).
  * Return: NVFAB_DISC_REC_PENDING when it is to be connected;
  * NVFAB_DISC_REC_SKIPPED for a transport other than TCP and RDMA, or one
- * the connect policy does not take.
+ * the connect policy does not take; NVFAB_DISC_REC_NEEDS_TLS when its
+ * port requires a secure channel (TREQ, TSAS), which nvfab lacks.
  */
 VISIBLE_IF_KUNIT int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
 					  const struct nvfab_disc_entry *e)
 {
 	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
 		return NVFAB_DISC_REC_SKIPPED;
+	if (nvfab_disc_needs_tls(e))
+		return NVFAB_DISC_REC_NEEDS_TLS;
 	if (!nvfab_disc_policy_wants(policy, e->subnqn))
 		return NVFAB_DISC_REC_SKIPPED;
 	return NVFAB_DISC_REC_PENDING;
@@ -394,6 +422,11 @@ static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
 {
 	int st = nvfab_disc_nvm_state(disc->policy, &rec->e);
 
+	if (st == NVFAB_DISC_REC_NEEDS_TLS && rec->state != st)
+		pr_info("%s: not connecting %s at %s %s:%s: it requires a secure channel (TLS), which nvfab does not implement\n",
+			disc->name, rec->e.subnqn,
+			nvfab_disc_trtype_name(rec->e.trtype), rec->e.traddr,
+			rec->e.trsvcid);
 	if (st != NVFAB_DISC_REC_PENDING)
 		return st;
 	rec->due = jiffies;	/* nvfab_disc_reconcile() may add a jitter */
@@ -435,15 +468,22 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 	rec->e = *e;	/* PORTID, CNTLID, EFLAGS may change */
 	switch (rec->state) {
 	case NVFAB_DISC_REC_SKIPPED:
-		/* The policy may have changed. */
+	case NVFAB_DISC_REC_NEEDS_TLS:
+		/* The policy, or TREQ and TSAS, may have changed. */
 		if (rec->e.subtype == NVME_NQN_NVME)
 			rec->state = nvfab_disc_new_nvm(disc, rec);
+		else if (rec->state == NVFAB_DISC_REC_NEEDS_TLS)
+			rec->state = nvfab_disc_follow(disc, rec);
 		break;
 	case NVFAB_DISC_REC_PENDING:
 	case NVFAB_DISC_REC_RETRY:
-		/* Not connected yet: a policy that no longer wants it wins. */
-		if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
-			rec->state = NVFAB_DISC_REC_SKIPPED;
+		/*
+		 * Not connected yet: a policy that no longer wants it, or a
+		 * port that now requires TLS, wins.
+		 */
+		if (nvfab_disc_nvm_state(disc->policy, &rec->e) !=
+		    NVFAB_DISC_REC_PENDING)
+			rec->state = nvfab_disc_new_nvm(disc, rec);
 		break;
 	case NVFAB_DISC_REC_DUPLICATE:
 		/* Whoever followed that endpoint may have stopped. */

@@ -146,6 +146,7 @@ enum nvfab_disc_rec_state {
 	NVFAB_DISC_REC_DUPLICATE,	/* referral to an endpoint followed */
 	NVFAB_DISC_REC_TOO_DEEP,	/* referral beyond the depth limit */
 	NVFAB_DISC_REC_SELF,		/* current discovery subsystem */
+	NVFAB_DISC_REC_NEEDS_TLS,	/* its port requires TLS (TREQ, TSAS) */
 };
 
 /**

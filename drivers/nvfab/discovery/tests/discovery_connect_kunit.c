@@ -2,7 +2,8 @@
 /*
  * KUnit tables for what nvfab-discovery makes of a Discovery Log Page
  * entry before it connects: the options of an NVM subsystem's I/O
- * controller and of a referral's discovery controller.
+ * controller and of a referral's discovery controller, and whether an
+ * entry is connected at all.
  *
  * A log entry comes from the target and is untrusted. Its SUBNQN (and,
  * for InfiniBand addresses, its TRADDR and TRSVCID) may hold ',' and '=':
@@ -229,9 +230,74 @@ static void disc_child_options_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->nr_io_queues, 0);
 }
 
+/* ---- which NVM subsystem entries are connected ---- */
+
+struct state_case {
+	const char *desc;
+	u8 trtype, treq, sectype;
+	bool pending;		/* else skipped, with a reason */
+};
+
+static const struct state_case state_cases[] = {
+	{ "TCP, TREQ not specified", NVMF_TRTYPE_TCP, NVMF_TREQ_NOT_SPECIFIED,
+	  NVMF_TCP_SECTYPE_NONE, true },
+	{ "TCP, secure channel not required", NVMF_TRTYPE_TCP,
+	  NVMF_TREQ_NOT_REQUIRED, NVMF_TCP_SECTYPE_NONE, true },
+	{ "TCP, SQ flow control disable only", NVMF_TRTYPE_TCP,
+	  NVMF_TREQ_DISABLE_SQFLOW, NVMF_TCP_SECTYPE_NONE, true },
+	{ "TCP, secure channel required", NVMF_TRTYPE_TCP, NVMF_TREQ_REQUIRED,
+	  NVMF_TCP_SECTYPE_NONE, false },
+	{ "TCP, TLS 1.3, TREQ not specified", NVMF_TRTYPE_TCP,
+	  NVMF_TREQ_NOT_SPECIFIED, NVMF_TCP_SECTYPE_TLS13, false },
+	{ "TCP, TLS 1.2, secure channel required", NVMF_TRTYPE_TCP,
+	  NVMF_TREQ_REQUIRED, NVMF_TCP_SECTYPE_TLS12, false },
+	{ "TCP, TLS 1.3 offered, not required", NVMF_TRTYPE_TCP,
+	  NVMF_TREQ_NOT_REQUIRED, NVMF_TCP_SECTYPE_TLS13, true },
+	{ "RDMA, secure channel required", NVMF_TRTYPE_RDMA,
+	  NVMF_TREQ_REQUIRED, NVMF_TCP_SECTYPE_NONE, false },
+	{ "RDMA, TREQ not specified", NVMF_TRTYPE_RDMA,
+	  NVMF_TREQ_NOT_SPECIFIED, NVMF_TCP_SECTYPE_NONE, true },
+	{ "FC", NVMF_TRTYPE_FC, NVMF_TREQ_NOT_SPECIFIED,
+	  NVMF_TCP_SECTYPE_NONE, false },
+};
+
+static void state_case_desc(const struct state_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(state, state_cases, state_case_desc);
+
+static void disc_nvm_state_test(struct kunit *test)
+{
+	const struct state_case *c = test->param_value;
+	struct nvfab_disc_policy policy = {
+		.connect = NVFAB_DISC_CONNECT_ALL,
+	};
+	struct nvfab_disc_entry e = {
+		.trtype = c->trtype,
+		.adrfam = NVMF_ADDR_FAMILY_IP4,
+		.subtype = NVME_NQN_NVME,
+		.treq = c->treq,
+		.sectype = c->sectype,
+		.traddr = "192.0.2.9",
+		.trsvcid = "4420",
+		.subnqn = "nqn.2014-08.org.example:s1",
+	};
+	int st = nvfab_disc_nvm_state(&policy, &e);
+
+	if (c->pending)
+		KUNIT_EXPECT_EQ(test, st, NVFAB_DISC_REC_PENDING);
+	else if (c->trtype == NVMF_TRTYPE_FC)
+		KUNIT_EXPECT_EQ(test, st, NVFAB_DISC_REC_SKIPPED);
+	else
+		KUNIT_EXPECT_EQ(test, st, NVFAB_DISC_REC_NEEDS_TLS);
+}
+
 static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
 	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
+	KUNIT_CASE_PARAM(disc_nvm_state_test, state_gen_params),
 	{}
 };
 
