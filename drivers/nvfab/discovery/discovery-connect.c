@@ -333,8 +333,13 @@ static bool nvfab_disc_io_ctrl_gone(struct nvfab_ctrl *ctrl)
  * nvfab_disc_dispatch_work() - start the connects that are due
  * @work: disc->dispatch_work
  *
- * Also notices our controllers that someone else deleted while their
- * entry is still in the log, and connects them again after the backoff.
+ * First looks at every record: after a controller was deleted
+ * (NVFAB_DISC_WHY_GONE) every PRESENT record is PENDING again, and our
+ * controllers that someone else deleted while their entry is still in the
+ * log are connected again after the backoff. Then starts the records that
+ * are due while connect slots are free. The two are separate passes: the
+ * second stops at the first record without a slot, and a PRESENT record
+ * after it would otherwise stay PRESENT for good once the bit is cleared.
  *
  * Context: nvfab_disc_wq.
  */
@@ -366,6 +371,8 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 			pr_info("%s: controller for %s was removed while listed; reconnecting in %u s\n",
 				disc->name, rec->e.subnqn, rec->backoff);
 		}
+	}
+	list_for_each_entry(rec, &disc->recs, node) {
 		if (rec->state != NVFAB_DISC_REC_PENDING &&
 		    rec->state != NVFAB_DISC_REC_RETRY)
 			continue;
@@ -388,6 +395,7 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 out_unlock:
 	mutex_unlock(&disc->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_dispatch_work);
 
 /*
  * Options that only NVMe/TCP takes: an entry may list subsystems of

@@ -139,6 +139,7 @@ struct nvfab_disc *nvfab_disc_alloc(const char *name,
 	INIT_DELAYED_WORK(&disc->dispatch_work, nvfab_disc_dispatch_work);
 	return disc;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_alloc);
 
 /* A disc's @ctrl, held (nvfab_disc_hold_ctrl()), or NULL. */
 static struct nvfab_ctrl *nvfab_disc_get_ctrl(struct nvfab_disc *disc)
@@ -820,6 +821,7 @@ void nvfab_disc_put(struct nvfab_disc *disc)
 {
 	kref_put(&disc->ref, nvfab_disc_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_put);
 
 /**
  * nvfab_disc_ctrl_event() - a controller event, from the core's notifier

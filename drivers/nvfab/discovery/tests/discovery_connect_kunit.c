@@ -2,8 +2,8 @@
 /*
  * KUnit tables for what nvfab-discovery makes of a Discovery Log Page
  * entry before it connects: the options of an NVM subsystem's I/O
- * controller and of a referral's discovery controller, and whether an
- * entry is connected at all.
+ * controller and of a referral's discovery controller, whether an entry
+ * is connected at all, and which records a dispatch makes due.
  *
  * A log entry comes from the target and is untrusted. Its SUBNQN (and,
  * for InfiniBand addresses, its TRADDR and TRSVCID) may hold ',' and '=':
@@ -294,10 +294,72 @@ static void disc_nvm_state_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, st, NVFAB_DISC_REC_NEEDS_TLS);
 }
 
+/* ---- dispatch: a controller deleted somewhere retries every PRESENT ---- */
+
+static struct nvfab_disc_rec *test_rec(struct kunit *test,
+				       struct nvfab_disc *disc, int state,
+				       const char *subnqn)
+{
+	struct nvfab_disc_rec *rec;
+
+	rec = kunit_kzalloc(test, sizeof(*rec), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rec);
+	rec->disc = disc;
+	rec->state = state;
+	rec->due = jiffies;
+	rec->e.trtype = NVMF_TRTYPE_TCP;
+	rec->e.subtype = NVME_NQN_NVME;
+	strscpy(rec->e.subnqn, subnqn, sizeof(rec->e.subnqn));
+	list_add_tail(&rec->node, &disc->recs);
+	return rec;
+}
+
+/*
+ * Records: one PENDING and due, then two PRESENT, no connect slot free
+ * (max_inflight 0, so that nothing is connected). After a controller was
+ * deleted (WHY_GONE) one dispatch must make both PRESENT records PENDING
+ * again, although it cannot start the first record.
+ */
+static void disc_dispatch_present_test(struct kunit *test)
+{
+	struct nvfab_disc_policy policy = {
+		.connect = NVFAB_DISC_CONNECT_ALL,
+		.max_inflight = 0,
+	};
+	struct nvfab_disc_rec *first, *p1, *p2;
+	struct nvfab_disc *disc;
+
+	disc = nvfab_disc_alloc("kunit-dispatch", test_cfg(test, NULL),
+				&policy, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, disc);
+	disc->state = NVFAB_DISC_RUNNING;
+	first = test_rec(test, disc, NVFAB_DISC_REC_PENDING,
+			 "nqn.2014-08.org.example:first");
+	p1 = test_rec(test, disc, NVFAB_DISC_REC_PRESENT,
+		      "nqn.2014-08.org.example:p1");
+	p2 = test_rec(test, disc, NVFAB_DISC_REC_PRESENT,
+		      "nqn.2014-08.org.example:p2");
+	set_bit(NVFAB_DISC_WHY_GONE, &disc->reasons);
+
+	nvfab_disc_dispatch_work(&disc->dispatch_work.work);
+	/* what it queued for later must not run on a freed disc */
+	cancel_delayed_work_sync(&disc->dispatch_work);
+
+	KUNIT_EXPECT_EQ(test, first->state, NVFAB_DISC_REC_PENDING);
+	KUNIT_EXPECT_EQ(test, p1->state, NVFAB_DISC_REC_PENDING);
+	KUNIT_EXPECT_EQ(test, p2->state, NVFAB_DISC_REC_PENDING);
+	KUNIT_EXPECT_FALSE(test, test_bit(NVFAB_DISC_WHY_GONE,
+					  &disc->reasons));
+	KUNIT_EXPECT_EQ(test, disc->nr_connecting, 0);
+	INIT_LIST_HEAD(&disc->recs);
+	nvfab_disc_put(disc);
+}
+
 static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
 	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
 	KUNIT_CASE_PARAM(disc_nvm_state_test, state_gen_params),
+	KUNIT_CASE(disc_dispatch_present_test),
 	{}
 };
 
