@@ -495,18 +495,34 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 	}
 }
 
-/*
- * Reconcile @log with disc->recs. Children of referrals that left the log
- * are moved to @stop, for the caller to stop without disc->lock. @live:
- * the read was the first since the discovery controller went live.
+/**
+ * nvfab_disc_reconcile() - apply a log read to a disc's records
+ * @disc: the disc whose log was read; its lock held
+ * @log: the log, validated
+ * @stop: children of referrals that left the log are moved here, for the
+ *	caller to stop without disc->lock
+ * @live: the read was the first since the discovery controller went live
+ *
+ * New entries become records, entries seen again keep theirs. An entry
+ * that is missing from the log is gone only once it was missing from
+ * absent_reads good reads in a row (module parameter, default
+ * NVFAB_DISC_ABSENT_READS): a target that changes its configuration sends
+ * an AEN per change, and a read in the middle may list only part of
+ * what it exports. Until then its record, and its controller, stay.
+ *
+ * Context: may sleep; disc->lock held.
+ * Return: true if a record is missing but kept (the caller reads the log
+ * again soon), false otherwise.
  */
-static void nvfab_disc_reconcile(struct nvfab_disc *disc,
-				 const struct nvfab_disc_log *log,
-				 struct list_head *stop, bool live)
+VISIBLE_IF_KUNIT bool nvfab_disc_reconcile(struct nvfab_disc *disc,
+					   const struct nvfab_disc_log *log,
+					   struct list_head *stop, bool live)
 {
 	bool disconnect = READ_ONCE(disc->policy->disconnect) ==
 			  NVFAB_DISC_DISCONNECT_OURS;
+	unsigned int absent = READ_ONCE(nvfab_disc_absent_reads);
 	struct nvfab_disc_rec *rec, *tmp;
+	bool missing = false;
 	u32 i;
 
 	lockdep_assert_held(&disc->lock);
@@ -545,8 +561,14 @@ static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 	}
 
 	list_for_each_entry_safe(rec, tmp, &disc->recs, node) {
-		if (rec->seen)
+		if (rec->seen) {
+			rec->absent = 0;
 			continue;
+		}
+		if (++rec->absent < absent) {
+			missing = true;
+			continue;
+		}
 		list_del_init(&rec->node);
 		if (rec->e.subtype == NVME_NQN_NVME)
 			nvfab_disc_uevent(disc, "discovery_remove", &rec->e, 0);
@@ -567,7 +589,9 @@ static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 	atomic_set(&disc->stats.entries, log->nr_entries);
 	atomic64_set(&disc->stats.genctr, log->genctr);
 	mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work, 0);
+	return missing;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_reconcile);
 
 /* The discovery controller is being deleted by someone else: recreate. */
 static void nvfab_disc_ctrl_gone(struct nvfab_disc *disc,
@@ -623,9 +647,9 @@ static void nvfab_disc_log_work(struct work_struct *work)
 {
 	struct nvfab_disc *disc = container_of(to_delayed_work(work),
 					       struct nvfab_disc, log_work);
+	bool aen, live, missing = false;
 	struct nvfab_disc_log *log;
 	struct nvfab_ctrl *ctrl;
-	bool aen, live;
 	unsigned int next;
 	LIST_HEAD(stop);
 
@@ -679,7 +703,7 @@ static void nvfab_disc_log_work(struct work_struct *work)
 					     disc->name, log->nr_skipped);
 		mutex_lock(&disc->lock);
 		if (disc->state != NVFAB_DISC_STOPPING)
-			nvfab_disc_reconcile(disc, log, &stop, live);
+			missing = nvfab_disc_reconcile(disc, log, &stop, live);
 		mutex_unlock(&disc->lock);
 		nvfab_disc_log_free(log);
 	}
@@ -695,12 +719,15 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	/*
 	 * The next read: the poll tick, or sooner after a failed read (also
 	 * with polling off, so that a log that could not be read is not
-	 * left until the next AEN). An AEN that queued the work meanwhile
-	 * keeps its earlier time.
+	 * left until the next AEN), or after NVFAB_DISC_ABSENT_RECHECK_S when
+	 * an entry is missing but not yet gone. An AEN that queued the work
+	 * meanwhile keeps its earlier time.
 	 */
 	next = READ_ONCE(disc->policy->poll_interval);
 	if (disc->log_backoff && (!next || disc->log_backoff < next))
 		next = disc->log_backoff;
+	if (missing && (!next || next > NVFAB_DISC_ABSENT_RECHECK_S))
+		next = NVFAB_DISC_ABSENT_RECHECK_S;
 	mutex_lock(&disc->lock);
 	if (next && disc->state != NVFAB_DISC_STOPPING)
 		queue_delayed_work(nvfab_disc_wq, &disc->log_work, next * HZ);

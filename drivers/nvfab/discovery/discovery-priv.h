@@ -63,6 +63,14 @@
 #define NVFAB_DISC_LOG_TEXT_MAX	SZ_1M
 /* First connect backoff (seconds); it doubles up to retry_max_s. */
 #define NVFAB_DISC_BACKOFF_MIN	2
+/*
+ * Good log reads in a row an entry must be missing from before it is gone
+ * (module parameter absent_reads: default and limit), and the seconds
+ * until the log is read again while one is missing.
+ */
+#define NVFAB_DISC_ABSENT_READS		3
+#define NVFAB_DISC_ABSENT_READS_MAX	16
+#define NVFAB_DISC_ABSENT_RECHECK_S	2
 
 enum nvfab_disc_connect_policy {
 	NVFAB_DISC_CONNECT_ALL,
@@ -158,6 +166,8 @@ enum nvfab_disc_rec_state {
  * @seen: found in the log being reconciled (under disc->lock)
  * @removed: left the log while its connect ran: the connect work frees it
  * @fresh: made PENDING by the log being reconciled (under disc->lock)
+ * @absent: good log reads in a row the entry was missing from (under
+ *	disc->lock); it is gone at absent_reads
  * @ctrl: the I/O controller we created, referenced (CONNECTED only)
  * @child: the referral's discovery controller (FOLLOWED only)
  * @due: jiffies before which no connect starts (PENDING, RETRY)
@@ -172,6 +182,7 @@ struct nvfab_disc_rec {
 	bool			seen;
 	bool			removed;
 	bool			fresh;
+	unsigned int		absent;
 	struct nvfab_ctrl	*ctrl;
 	struct nvfab_disc	*child;
 	unsigned long		due;
@@ -289,6 +300,7 @@ extern struct list_head nvfab_disc_all;
 extern unsigned int nvfab_disc_max_inflight;
 extern unsigned int nvfab_disc_jitter_ms;
 extern unsigned int nvfab_disc_retry_max_s;
+extern unsigned int nvfab_disc_absent_reads;
 
 /* discovery-ctrl.c: the life of a followed discovery controller */
 struct nvfab_disc *nvfab_disc_alloc(const char *name,
@@ -347,6 +359,9 @@ int nvfab_disc_ctrl_options(const struct nvfab_disc_cfg *c,
 			    struct nvfab_ctrl_options *opts);
 int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
 			 const struct nvfab_disc_entry *e);
+bool nvfab_disc_reconcile(struct nvfab_disc *disc,
+			  const struct nvfab_disc_log *log,
+			  struct list_head *stop, bool live);
 #endif
 
 #endif /* _NVFAB_DISCOVERY_PRIV_H */

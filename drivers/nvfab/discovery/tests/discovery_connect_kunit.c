@@ -3,7 +3,8 @@
  * KUnit tables for what nvfab-discovery makes of a Discovery Log Page
  * entry before it connects: the options of an NVM subsystem's I/O
  * controller and of a referral's discovery controller, whether an entry
- * is connected at all, and which records a dispatch makes due.
+ * is connected at all, which records a dispatch makes due, and when an
+ * entry missing from the log is gone.
  *
  * A log entry comes from the target and is untrusted. Its SUBNQN (and,
  * for InfiniBand addresses, its TRADDR and TRSVCID) may hold ',' and '=':
@@ -355,11 +356,110 @@ static void disc_dispatch_present_test(struct kunit *test)
 	nvfab_disc_put(disc);
 }
 
+/* ---- reconciliation: an entry is gone after absent_reads reads ---- */
+
+/* A log of NVM subsystem entries named "nqn.2014-08.org.example:<c>". */
+static struct nvfab_disc_log *test_log(struct kunit *test, const char *names)
+{
+	size_t n = strlen(names), i;
+	struct nvfab_disc_log *log;
+
+	log = kunit_kzalloc(test, struct_size(log, entries, n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	log->numrec = n;
+	log->nr_entries = n;
+	for (i = 0; i < n; i++) {
+		struct nvfab_disc_entry *e = &log->entries[i];
+
+		e->trtype = NVMF_TRTYPE_TCP;
+		e->adrfam = NVMF_ADDR_FAMILY_IP4;
+		e->subtype = NVME_NQN_NVME;
+		e->cntlid = NVME_CNTLID_DYNAMIC;
+		strscpy(e->traddr, "192.0.2.9", sizeof(e->traddr));
+		strscpy(e->trsvcid, "4420", sizeof(e->trsvcid));
+		snprintf(e->subnqn, sizeof(e->subnqn),
+			 "nqn.2014-08.org.example:%c", names[i]);
+	}
+	return log;
+}
+
+/* Is the record of "nqn.2014-08.org.example:<c>" there? */
+static bool test_has_rec(struct nvfab_disc *disc, char c)
+{
+	struct nvfab_disc_rec *rec;
+	char nqn[32];
+
+	snprintf(nqn, sizeof(nqn), "nqn.2014-08.org.example:%c", c);
+	list_for_each_entry(rec, &disc->recs, node)
+		if (!strcmp(rec->e.subnqn, nqn))
+			return true;
+	return false;
+}
+
+static bool test_reconcile(struct kunit *test, struct nvfab_disc *disc,
+			   const char *names)
+{
+	LIST_HEAD(stop);
+	bool missing;
+
+	mutex_lock(&disc->lock);
+	missing = nvfab_disc_reconcile(disc, test_log(test, names), &stop,
+				       false);
+	mutex_unlock(&disc->lock);
+	KUNIT_EXPECT_TRUE(test, list_empty(&stop));
+	return missing;
+}
+
+/*
+ * A then B listed; B missing from one read (a target mid-change) keeps
+ * its record; back in the next read, its count starts again; missing
+ * from NVFAB_DISC_ABSENT_READS reads in a row (the default of
+ * absent_reads) it is gone.
+ */
+static void disc_reconcile_absent_test(struct kunit *test)
+{
+	struct nvfab_disc_policy policy = {
+		.connect = NVFAB_DISC_CONNECT_NONE,
+		.disconnect = NVFAB_DISC_DISCONNECT_OURS,
+		.max_inflight = 8,
+	};
+	struct nvfab_disc_rec *rec, *tmp;
+	struct nvfab_disc *disc;
+	unsigned int i;
+
+	disc = nvfab_disc_alloc("kunit-absent", test_cfg(test, NULL), &policy,
+				NULL);
+	KUNIT_ASSERT_NOT_NULL(test, disc);
+	disc->state = NVFAB_DISC_RUNNING;
+
+	KUNIT_EXPECT_FALSE(test, test_reconcile(test, disc, "AB"));
+	KUNIT_EXPECT_TRUE(test, test_has_rec(disc, 'B'));
+	KUNIT_EXPECT_TRUE(test, test_reconcile(test, disc, "A"));
+	KUNIT_EXPECT_TRUE(test, test_has_rec(disc, 'B'));
+	KUNIT_EXPECT_FALSE(test, test_reconcile(test, disc, "AB"));
+	for (i = 1; i < NVFAB_DISC_ABSENT_READS; i++) {
+		KUNIT_EXPECT_TRUE(test, test_reconcile(test, disc, "A"));
+		KUNIT_EXPECT_TRUE_MSG(test, test_has_rec(disc, 'B'),
+				      "missing from %u reads", i);
+	}
+	KUNIT_EXPECT_FALSE(test, test_reconcile(test, disc, "A"));
+	KUNIT_EXPECT_FALSE(test, test_has_rec(disc, 'B'));
+	KUNIT_EXPECT_TRUE(test, test_has_rec(disc, 'A'));
+
+	cancel_delayed_work_sync(&disc->dispatch_work);
+	list_for_each_entry_safe(rec, tmp, &disc->recs, node) {
+		list_del(&rec->node);
+		kfree(rec);
+	}
+	nvfab_disc_put(disc);
+}
+
 static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
 	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
 	KUNIT_CASE_PARAM(disc_nvm_state_test, state_gen_params),
 	KUNIT_CASE(disc_dispatch_present_test),
+	KUNIT_CASE(disc_reconcile_absent_test),
 	{}
 };
 
