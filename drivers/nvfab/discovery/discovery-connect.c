@@ -56,8 +56,19 @@ unsigned int nvfab_disc_inflight_peak(void)
 	return peak;
 }
 
-/* Take a connect slot of the module and of @root's entry, if both have one. */
-static bool nvfab_disc_get_slot(struct nvfab_disc *root)
+/**
+ * nvfab_disc_get_slot() - take a connect slot
+ * @root: the entry's root disc
+ *
+ * A connect to an NVM subsystem, or the creation of a referral's
+ * discovery controller, holds one slot of the module (max_inflight) and
+ * one of the entry (its max_inflight) while it runs.
+ *
+ * Context: any.
+ * Return: true with both taken, false (nothing taken) when either has
+ * none free.
+ */
+bool nvfab_disc_get_slot(struct nvfab_disc *root)
 {
 	unsigned int max = READ_ONCE(root->policy->max_inflight);
 	unsigned long flags;
@@ -76,7 +87,15 @@ static bool nvfab_disc_get_slot(struct nvfab_disc *root)
 	return ok;
 }
 
-static void nvfab_disc_put_slot(struct nvfab_disc *root)
+/**
+ * nvfab_disc_put_slot() - give back a slot of nvfab_disc_get_slot()
+ * @root: the entry's root disc
+ *
+ * The caller kicks the discs (nvfab_disc_kick_all()) once it may.
+ *
+ * Context: any.
+ */
+void nvfab_disc_put_slot(struct nvfab_disc *root)
 {
 	unsigned long flags;
 
@@ -355,6 +374,9 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 	mutex_lock(&disc->lock);
 	if (disc->state == NVFAB_DISC_STOPPING)
 		goto out_unlock;
+	/* A referral child's create waits for a slot: try it again. */
+	if (test_and_clear_bit(NVFAB_DISC_WANT_SLOT, &disc->reasons))
+		queue_delayed_work(nvfab_disc_wq, &disc->create_work, 0);
 	/* A controller went away: the one that was there may be it. */
 	recheck = test_and_clear_bit(NVFAB_DISC_WHY_GONE, &disc->reasons);
 	list_for_each_entry(rec, &disc->recs, node) {

@@ -49,7 +49,11 @@ static const char * const nvfab_disc_rec_state_names[] = {
 	[NVFAB_DISC_REC_TOO_DEEP]	= "too-deep",
 	[NVFAB_DISC_REC_SELF]		= "self",
 	[NVFAB_DISC_REC_NEEDS_TLS]	= "needs-tls",
+	[NVFAB_DISC_REC_TOO_MANY]	= "too-many",
 };
+
+/* Referral children over every entry: max_referrals_total bounds it. */
+static atomic_t nvfab_disc_nr_children = ATOMIC_INIT(0);
 
 /**
  * nvfab_disc_trtype_name() - the transport name of a TRTYPE
@@ -214,6 +218,26 @@ static void nvfab_disc_create_work(struct work_struct *work)
 	struct nvfab_ctrl *ctrl;
 	int ret = -ENOMEM;
 
+	/*
+	 * A referral's child is created as an I/O controller is connected:
+	 * holding a connect slot of its entry, so that a log full of
+	 * referrals cannot start hundreds of creates (each blocks a worker
+	 * for a whole connect). Without one it waits; the next connect to
+	 * end kicks dispatch_work, which queues this again. The bit is set
+	 * first so that no kick falls between the try and the wait, and
+	 * whoever clears it owns the retry.
+	 */
+	if (disc->parent) {
+		set_bit(NVFAB_DISC_WANT_SLOT, &disc->reasons);
+		if (!nvfab_disc_get_slot(disc->root))
+			return;
+		if (!test_and_clear_bit(NVFAB_DISC_WANT_SLOT, &disc->reasons)) {
+			/* dispatch queued us again meanwhile */
+			nvfab_disc_put_slot(disc->root);
+			return;
+		}
+	}
+
 	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
 	if (opts)
 		ret = nvfab_disc_ctrl_options(&disc->cfg, opts);
@@ -223,6 +247,10 @@ static void nvfab_disc_create_work(struct work_struct *work)
 	} else {
 		/* takes the options over */
 		ctrl = nvfab_fabrics_create_ctrl(opts);
+	}
+	if (disc->parent) {
+		nvfab_disc_put_slot(disc->root);
+		nvfab_disc_kick_all();
 	}
 	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
 		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
@@ -353,6 +381,32 @@ static bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
 	       sc != NVMF_TREQ_NOT_REQUIRED;
 }
 
+/*
+ * Count one more referral child of @root, if max_referrals (per entry)
+ * and max_referrals_total (all entries) allow it.
+ */
+static bool nvfab_disc_count_child(struct nvfab_disc *root)
+{
+	if (atomic_inc_return(&root->nr_children) >
+	    READ_ONCE(nvfab_disc_max_referrals)) {
+		atomic_dec(&root->nr_children);
+		return false;
+	}
+	if (atomic_inc_return(&nvfab_disc_nr_children) >
+	    READ_ONCE(nvfab_disc_max_referrals_total)) {
+		atomic_dec(&nvfab_disc_nr_children);
+		atomic_dec(&root->nr_children);
+		return false;
+	}
+	return true;
+}
+
+static void nvfab_disc_uncount_child(struct nvfab_disc *root)
+{
+	atomic_dec(&nvfab_disc_nr_children);
+	atomic_dec(&root->nr_children);
+}
+
 /* Follow a referral: a child with the root's options. disc->lock held. */
 static int nvfab_disc_follow(struct nvfab_disc *disc,
 			     struct nvfab_disc_rec *rec)
@@ -377,13 +431,24 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
 		return NVFAB_DISC_REC_DUPLICATE;
 	if (nvfab_disc_child_cfg(&disc->root->cfg, e, &cfg))
 		return NVFAB_DISC_REC_SKIPPED;
+	if (!nvfab_disc_count_child(disc->root)) {
+		if (rec->state != NVFAB_DISC_REC_TOO_MANY)
+			pr_warn_ratelimited("%s: not following the referral to %s %s:%s: %u referrals followed for the entry, %u in all (max_referrals, max_referrals_total)\n",
+					    disc->name, cfg.transport,
+					    cfg.traddr, cfg.trsvcid,
+					    atomic_read(&disc->root->nr_children),
+					    atomic_read(&nvfab_disc_nr_children));
+		return NVFAB_DISC_REC_TOO_MANY;
+	}
 
 	name = kasprintf(GFP_KERNEL, "%s@%s:%s", disc->root->name, e->traddr,
 			 e->trsvcid);
 	child = name ? nvfab_disc_alloc(name, &cfg, disc->policy, disc) : NULL;
 	kfree(name);
-	if (!child)
+	if (!child) {
+		nvfab_disc_uncount_child(disc->root);
 		return NVFAB_DISC_REC_SKIPPED;
+	}
 	rec->child = child;
 	atomic_inc(&disc->stats.referrals);
 	pr_info("%s: following the referral to %s %s:%s (depth %u)\n",
@@ -487,7 +552,11 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 			rec->state = nvfab_disc_new_nvm(disc, rec);
 		break;
 	case NVFAB_DISC_REC_DUPLICATE:
-		/* Whoever followed that endpoint may have stopped. */
+	case NVFAB_DISC_REC_TOO_MANY:
+		/*
+		 * Whoever followed that endpoint may have stopped; another
+		 * referral may have left, freeing a place.
+		 */
 		rec->state = nvfab_disc_follow(disc, rec);
 		break;
 	default:
@@ -824,7 +893,11 @@ void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
 		nvfab_delete_ctrl(ctrl);
 		nvfab_disc_release_ctrl(ctrl);
 	}
+	/* A child gives its place back (a root outlives its children). */
+	if (disc->parent)
+		nvfab_disc_uncount_child(disc->root);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_stop);
 
 static void nvfab_disc_release(struct kref *ref)
 {

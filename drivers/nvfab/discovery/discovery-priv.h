@@ -71,6 +71,14 @@
 #define NVFAB_DISC_ABSENT_READS		3
 #define NVFAB_DISC_ABSENT_READS_MAX	16
 #define NVFAB_DISC_ABSENT_RECHECK_S	2
+/*
+ * Referral children (module parameters max_referrals, per entry, and
+ * max_referrals_total, over all entries: defaults and limits).
+ */
+#define NVFAB_DISC_REFERRALS		16
+#define NVFAB_DISC_REFERRALS_MAX	1024
+#define NVFAB_DISC_REFERRALS_TOTAL	64
+#define NVFAB_DISC_REFERRALS_TOTAL_MAX	4096
 
 enum nvfab_disc_connect_policy {
 	NVFAB_DISC_CONNECT_ALL,
@@ -155,6 +163,7 @@ enum nvfab_disc_rec_state {
 	NVFAB_DISC_REC_TOO_DEEP,	/* referral beyond the depth limit */
 	NVFAB_DISC_REC_SELF,		/* current discovery subsystem */
 	NVFAB_DISC_REC_NEEDS_TLS,	/* its port requires TLS (TREQ, TSAS) */
+	NVFAB_DISC_REC_TOO_MANY,	/* referral beyond max_referrals */
 };
 
 /**
@@ -202,6 +211,8 @@ enum nvfab_disc_state {
 #define NVFAB_DISC_WHY_LIVE	0	/* (re)connected */
 #define NVFAB_DISC_WHY_AEN	1	/* DLP change AEN */
 #define NVFAB_DISC_WHY_GONE	2	/* a controller is being deleted */
+/* A child's create_work waits for a connect slot; dispatch queues it. */
+#define NVFAB_DISC_WANT_SLOT	3
 
 /**
  * struct nvfab_disc_stats - counters of one discovery controller
@@ -255,6 +266,7 @@ struct nvfab_disc_stats {
  * @inflight: connects in flight for the whole entry (root only; under
  *	nvfab_disc_slots_lock)
  * @inflight_peak: the most @inflight ever was (root only; same lock)
+ * @nr_children: referral children of the whole entry (root only)
  * @reasons: NVFAB_DISC_WHY_* (atomic bitops); WHY_GONE tells dispatch to
  *	retry the PRESENT records
  * @create_work: creates @ctrl
@@ -284,6 +296,7 @@ struct nvfab_disc {
 
 	unsigned int		inflight;	/* nvfab_disc_slots_lock */
 	unsigned int		inflight_peak;	/* nvfab_disc_slots_lock */
+	atomic_t		nr_children;
 
 	unsigned long		reasons;
 	struct delayed_work	create_work;
@@ -301,6 +314,8 @@ extern unsigned int nvfab_disc_max_inflight;
 extern unsigned int nvfab_disc_jitter_ms;
 extern unsigned int nvfab_disc_retry_max_s;
 extern unsigned int nvfab_disc_absent_reads;
+extern unsigned int nvfab_disc_max_referrals;
+extern unsigned int nvfab_disc_max_referrals_total;
 
 /* discovery-ctrl.c: the life of a followed discovery controller */
 struct nvfab_disc *nvfab_disc_alloc(const char *name,
@@ -335,6 +350,8 @@ unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
 bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect);
+bool nvfab_disc_get_slot(struct nvfab_disc *root);
+void nvfab_disc_put_slot(struct nvfab_disc *root);
 unsigned int nvfab_disc_inflight_peak(void);
 unsigned int nvfab_disc_root_inflight(struct nvfab_disc *root,
 				      unsigned int *peak);

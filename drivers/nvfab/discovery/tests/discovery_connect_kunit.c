@@ -3,8 +3,8 @@
  * KUnit tables for what nvfab-discovery makes of a Discovery Log Page
  * entry before it connects: the options of an NVM subsystem's I/O
  * controller and of a referral's discovery controller, whether an entry
- * is connected at all, which records a dispatch makes due, and when an
- * entry missing from the log is gone.
+ * is connected at all, which records a dispatch makes due, when an entry
+ * missing from the log is gone, and how many referrals are followed.
  *
  * A log entry comes from the target and is untrusted. Its SUBNQN (and,
  * for InfiniBand addresses, its TRADDR and TRSVCID) may hold ',' and '=':
@@ -454,12 +454,76 @@ static void disc_reconcile_absent_test(struct kunit *test)
 	nvfab_disc_put(disc);
 }
 
+/* ---- referral fan-out: at most max_referrals children per entry ---- */
+
+#define FANOUT	(NVFAB_DISC_REFERRALS + 4)
+
+/*
+ * A log of FANOUT referrals to distinct endpoints. The entry has no
+ * connect slot (max_inflight 0): its children wait for one before they
+ * create anything, so nothing is connected. At most NVFAB_DISC_REFERRALS
+ * (the default of max_referrals) are followed, the others are too-many.
+ */
+static void disc_referral_fanout_test(struct kunit *test)
+{
+	struct nvfab_disc_policy policy = {
+		.connect = NVFAB_DISC_CONNECT_NONE,
+		.disconnect = NVFAB_DISC_DISCONNECT_NONE,
+		.max_inflight = 0,
+	};
+	unsigned int followed = 0, too_many = 0, i;
+	struct nvfab_disc_rec *rec;
+	struct nvfab_disc_log *log;
+	struct nvfab_disc *disc;
+	LIST_HEAD(stop);
+
+	log = kunit_kzalloc(test, struct_size(log, entries, FANOUT),
+			    GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, log);
+	log->numrec = FANOUT;
+	log->nr_entries = FANOUT;
+	for (i = 0; i < FANOUT; i++) {
+		struct nvfab_disc_entry *e = &log->entries[i];
+
+		e->trtype = NVMF_TRTYPE_TCP;
+		e->adrfam = NVMF_ADDR_FAMILY_IP4;
+		e->subtype = NVME_NQN_DISC;
+		e->cntlid = NVME_CNTLID_DYNAMIC;
+		snprintf(e->traddr, sizeof(e->traddr), "198.51.100.%u",
+			 100 + i);
+		strscpy(e->trsvcid, "8009", sizeof(e->trsvcid));
+		strscpy(e->subnqn, NVME_DISC_SUBSYS_NAME, sizeof(e->subnqn));
+	}
+
+	disc = nvfab_disc_alloc("kunit-fanout", test_cfg(test, NULL), &policy,
+				NULL);
+	KUNIT_ASSERT_NOT_NULL(test, disc);
+	disc->state = NVFAB_DISC_RUNNING;
+	mutex_lock(&disc->lock);
+	nvfab_disc_reconcile(disc, log, &stop, false);
+	list_for_each_entry(rec, &disc->recs, node) {
+		followed += rec->state == NVFAB_DISC_REC_FOLLOWED;
+		too_many += rec->state == NVFAB_DISC_REC_TOO_MANY;
+	}
+	mutex_unlock(&disc->lock);
+	KUNIT_EXPECT_EQ(test, followed, NVFAB_DISC_REFERRALS);
+	KUNIT_EXPECT_EQ(test, too_many, FANOUT - NVFAB_DISC_REFERRALS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&disc->nr_children),
+			NVFAB_DISC_REFERRALS);
+
+	/* stops the children, frees the records; the places come back */
+	nvfab_disc_stop(disc, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&disc->nr_children), 0);
+	nvfab_disc_put(disc);
+}
+
 static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
 	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
 	KUNIT_CASE_PARAM(disc_nvm_state_test, state_gen_params),
 	KUNIT_CASE(disc_dispatch_present_test),
 	KUNIT_CASE(disc_reconcile_absent_test),
+	KUNIT_CASE(disc_referral_fanout_test),
 	{}
 };
 
