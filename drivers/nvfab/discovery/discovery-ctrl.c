@@ -1005,6 +1005,21 @@ const char *nvfab_disc_state_text(struct nvfab_disc *disc)
 	return s;
 }
 
+/*
+ * The name of a child's discovery controller, or "-". Its @ctrl is
+ * cleared (nvfab_disc_ctrl_gone()) and set (create_work) under the
+ * child's lock, which is taken here: the caller holds the parent's.
+ */
+static void nvfab_disc_print_ctrl(struct nvfab_disc *child, struct seq_buf *s)
+{
+	mutex_lock_nested(&child->lock, child->depth);
+	if (child->ctrl)
+		seq_buf_printf(s, "%s\n", dev_name(child->ctrl->device));
+	else
+		seq_buf_puts(s, "-\n");
+	mutex_unlock(&child->lock);
+}
+
 /**
  * nvfab_disc_print() - the log attribute's lines of a disc and its children
  * @disc: the disc
@@ -1033,9 +1048,8 @@ void nvfab_disc_print(struct nvfab_disc *disc, struct seq_buf *s)
 			       nvfab_disc_rec_state_names[rec->state]);
 		if (rec->ctrl)
 			seq_buf_printf(s, "%s\n", dev_name(rec->ctrl->device));
-		else if (rec->child && rec->child->ctrl)
-			seq_buf_printf(s, "%s\n",
-				       dev_name(rec->child->ctrl->device));
+		else if (rec->child)
+			nvfab_disc_print_ctrl(rec->child, s);
 		else
 			seq_buf_puts(s, "-\n");
 	}
