@@ -310,9 +310,19 @@ static struct nvfab_disc_rec *nvfab_disc_find(struct nvfab_disc *disc,
 	return NULL;
 }
 
+/* Does @d follow the endpoint (@tr, @traddr, @trsvcid)? */
+static bool nvfab_disc_at(const struct nvfab_disc *d, const char *tr,
+			  const char *traddr, const char *trsvcid)
+{
+	return !strcmp(d->cfg.transport, tr) &&
+	       !strcmp(d->cfg.traddr, traddr) &&
+	       !strcmp(d->cfg.trsvcid, trsvcid);
+}
+
 /*
  * Is the endpoint of a referral followed already, by any entry? Compares
- * the transport, address and port; the caller holds no spinlock.
+ * the transport, address and port; the caller holds no spinlock. A quick
+ * answer only: nvfab_disc_add_child() decides.
  */
 static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 {
@@ -323,9 +333,7 @@ static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 
 	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
 	list_for_each_entry(d, &nvfab_disc_all, all_node) {
-		if (!strcmp(d->cfg.transport, tr) &&
-		    !strcmp(d->cfg.traddr, e->traddr) &&
-		    !strcmp(d->cfg.trsvcid, e->trsvcid)) {
+		if (nvfab_disc_at(d, tr, e->traddr, e->trsvcid)) {
 			found = true;
 			break;
 		}
@@ -333,6 +341,38 @@ static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
 	return found;
 }
+
+/**
+ * nvfab_disc_add_child() - make a referral's child one of the running discs
+ * @child: a child from nvfab_disc_alloc(), not started
+ *
+ * The check that no disc follows the child's endpoint yet and the
+ * insertion into nvfab_disc_all are one step under nvfab_disc_all_lock:
+ * two parents (each under its own lock) that read referrals to one
+ * endpoint at the same time make one child, not two.
+ *
+ * Context: any.
+ * Return: true when @child was added (nvfab_disc_start_child() starts it),
+ * false when a disc follows its endpoint already (nothing done).
+ */
+VISIBLE_IF_KUNIT bool nvfab_disc_add_child(struct nvfab_disc *child)
+{
+	const struct nvfab_disc_cfg *c = &child->cfg;
+	unsigned long flags;
+	struct nvfab_disc *d;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_for_each_entry(d, &nvfab_disc_all, all_node) {
+		if (nvfab_disc_at(d, c->transport, c->traddr, c->trsvcid)) {
+			spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+			return false;
+		}
+	}
+	list_add_tail(&child->all_node, &nvfab_disc_all);
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_add_child);
 
 /**
  * nvfab_disc_child_cfg() - the settings of a referral's child
@@ -449,12 +489,19 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
 		nvfab_disc_uncount_child(disc->root);
 		return NVFAB_DISC_REC_SKIPPED;
 	}
+	if (!nvfab_disc_add_child(child)) {
+		/* another parent's child took the endpoint meanwhile */
+		nvfab_disc_put(child);
+		nvfab_disc_uncount_child(disc->root);
+		return NVFAB_DISC_REC_DUPLICATE;
+	}
+	child->counted = true;
 	rec->child = child;
 	atomic_inc(&disc->stats.referrals);
 	pr_info("%s: following the referral to %s %s:%s (depth %u)\n",
 		disc->name, cfg.transport, cfg.traddr, cfg.trsvcid,
 		child->depth);
-	nvfab_disc_start(child);
+	queue_delayed_work(nvfab_disc_wq, &child->create_work, 0);
 	return NVFAB_DISC_REC_FOLLOWED;
 }
 
@@ -804,13 +851,16 @@ static void nvfab_disc_log_work(struct work_struct *work)
 }
 
 /**
- * nvfab_disc_start() - start following a discovery controller
- * @disc: a disc from nvfab_disc_alloc()
+ * nvfab_disc_start() - start following a configfs entry's discovery
+ *	controller
+ * @disc: a root from nvfab_disc_alloc()
  *
  * Creates its controller from a work item; the log is read once it is
- * live.
+ * live. Two entries may name one endpoint; a referral's child is started
+ * by nvfab_disc_follow() instead, once nvfab_disc_add_child() found its
+ * endpoint free.
  *
- * Context: may sleep; a child is started under its parent's lock.
+ * Context: may sleep.
  */
 void nvfab_disc_start(struct nvfab_disc *disc)
 {
@@ -894,7 +944,7 @@ void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
 		nvfab_disc_release_ctrl(ctrl);
 	}
 	/* A child gives its place back (a root outlives its children). */
-	if (disc->parent)
+	if (disc->counted)
 		nvfab_disc_uncount_child(disc->root);
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_stop);

@@ -267,6 +267,7 @@ struct nvfab_disc_stats {
  *	nvfab_disc_slots_lock)
  * @inflight_peak: the most @inflight ever was (root only; same lock)
  * @nr_children: referral children of the whole entry (root only)
+ * @counted: a child counted in its root's @nr_children (and the module's)
  * @reasons: NVFAB_DISC_WHY_* (atomic bitops); WHY_GONE tells dispatch to
  *	retry the PRESENT records
  * @create_work: creates @ctrl
@@ -297,6 +298,7 @@ struct nvfab_disc {
 	unsigned int		inflight;	/* nvfab_disc_slots_lock */
 	unsigned int		inflight_peak;	/* nvfab_disc_slots_lock */
 	atomic_t		nr_children;
+	bool			counted;
 
 	unsigned long		reasons;
 	struct delayed_work	create_work;
@@ -379,6 +381,7 @@ int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
 bool nvfab_disc_reconcile(struct nvfab_disc *disc,
 			  const struct nvfab_disc_log *log,
 			  struct list_head *stop, bool live);
+bool nvfab_disc_add_child(struct nvfab_disc *child);
 #endif
 
 #endif /* _NVFAB_DISCOVERY_PRIV_H */

@@ -4,7 +4,8 @@
  * entry before it connects: the options of an NVM subsystem's I/O
  * controller and of a referral's discovery controller, whether an entry
  * is connected at all, which records a dispatch makes due, when an entry
- * missing from the log is gone, and how many referrals are followed.
+ * missing from the log is gone, how many referrals are followed, and that
+ * one endpoint is followed once.
  *
  * A log entry comes from the target and is untrusted. Its SUBNQN (and,
  * for InfiniBand addresses, its TRADDR and TRSVCID) may hold ',' and '=':
@@ -517,6 +518,52 @@ static void disc_referral_fanout_test(struct kunit *test)
 	nvfab_disc_put(disc);
 }
 
+/* ---- one child per endpoint, however two parents race ---- */
+
+/*
+ * Two parents that read a referral to one endpoint at the same time each
+ * found it not followed, then each started a child. The check and the
+ * insertion are now one step: of two children for one endpoint, the
+ * second is refused.
+ */
+static void disc_add_child_test(struct kunit *test)
+{
+	struct nvfab_disc_policy policy = {
+		.connect = NVFAB_DISC_CONNECT_NONE,
+		.max_inflight = 0,
+	};
+	struct nvfab_disc *root, *a, *b, *other;
+	struct nvfab_disc_cfg *c = test_cfg(test, NULL);
+
+	root = nvfab_disc_alloc("kunit-root", test_cfg(test, NULL), &policy,
+				NULL);
+	KUNIT_ASSERT_NOT_NULL(test, root);
+	strscpy(c->traddr, "198.51.100.77", sizeof(c->traddr));
+	a = nvfab_disc_alloc("kunit-a", c, &policy, root);
+	b = nvfab_disc_alloc("kunit-b", c, &policy, root);
+	strscpy(c->trsvcid, "4420", sizeof(c->trsvcid));
+	other = nvfab_disc_alloc("kunit-other", c, &policy, root);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+
+	KUNIT_EXPECT_TRUE(test, nvfab_disc_add_child(a));
+	KUNIT_EXPECT_FALSE(test, nvfab_disc_add_child(b));
+	/* another port of the same address is another endpoint */
+	KUNIT_EXPECT_TRUE(test, nvfab_disc_add_child(other));
+
+	nvfab_disc_stop(a, false);
+	nvfab_disc_stop(other, false);
+	/* a's endpoint is free again */
+	KUNIT_EXPECT_TRUE(test, nvfab_disc_add_child(b));
+	nvfab_disc_stop(b, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&root->nr_children), 0);
+	nvfab_disc_put(a);
+	nvfab_disc_put(b);
+	nvfab_disc_put(other);
+	nvfab_disc_put(root);
+}
+
 static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
 	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
@@ -524,6 +571,7 @@ static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE(disc_dispatch_present_test),
 	KUNIT_CASE(disc_reconcile_absent_test),
 	KUNIT_CASE(disc_referral_fanout_test),
+	KUNIT_CASE(disc_add_child_test),
 	{}
 };
 
