@@ -237,8 +237,25 @@ bool nvfab_opts_same_path(const struct nvfab_ctrl_options *a,
 			  const struct nvfab_ctrl_options *b,
 			  const char *default_trsvcid);
 
+/**
+ * struct nvfab_opt_value - one connect option given by a kernel caller
+ * @token: the option, one NVFAB_OPT_* bit
+ * @str: its value, NUL-terminated and taken whole: a ',', '=' or newline
+ *	in it is part of the value, never a separator; NULL for an option
+ *	that takes no value (duplicate_connect, discovery, hdr_digest, ...)
+ *
+ * See nvfab_build_options().
+ */
+struct nvfab_opt_value {
+	unsigned int	token;
+	const char	*str;
+};
+
+int nvfab_build_options(struct nvfab_ctrl_options *opts, const char *buf,
+			const struct nvfab_opt_value *vals,
+			unsigned int nr_vals);
 int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf);
-struct nvfab_ctrl *nvfab_fabrics_create_ctrl(const char *buf);
+struct nvfab_ctrl *nvfab_fabrics_create_ctrl(struct nvfab_ctrl_options *opts);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_check_transport_opts(struct nvfab_ctrl_options *opts,

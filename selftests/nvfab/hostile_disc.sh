@@ -9,7 +9,9 @@
 # good ones, a Get Log Page that gets fewer data bytes than it asked for.
 # Each misbehaves --count times, then behaves: the host must refuse the
 # log (or skip exactly the bad entries), count it, and list the good
-# entries once it reads again by itself, without a hang or a splat.
+# entries once it reads again by itself, without a hang or a splat. And a
+# log whose SUBNQNs carry connect options: the host must connect under
+# the whole SUBNQN and take none of them as options.
 #
 # One KTAP result per scenario; each sub-check is a "#" line under it.
 # Every scenario runs its own target on its own port on 127.0.0.1 and its
@@ -310,6 +312,42 @@ sc_short_log() {
 	show_stats
 }
 
+# The log lists NVM subsystems whose SUBNQN carries connect options after
+# a ',' (duplicate_connect; a host identity; nr_write_queues=4096 and
+# ctrl_loss_tmo=-1; transport=rdma), each naming the target's own port.
+# With connect=all the host connects each under its whole SUBNQN, as its
+# default host: the target logs the SUBNQN and HOSTNQN of every Connect
+# (and refuses it: no such subsystem), and the kernel parses none of it
+# as an option.
+INJECT_NQN=nqn.2014-08.org.nvmexpress:nvfab-hostile-inject
+INJECT=(",duplicate_connect"
+	",hostnqn=nqn.2014-08.org.example:evil-host,hostid=6f1d2c3b-0a9e-4d8c-b7a6-5e4f3a2b1c0d"
+	",nr_write_queues=4096,ctrl_loss_tmo=-1"
+	",transport=rdma")
+
+# tlog_has TEXT: the target's log has TEXT (fixed string).
+tlog_has() { grep -q -F -- "$1" "$TLOG"; }
+no_evil_connect() { ! tlog_has "from 'nqn.2014-08.org.example:evil-host'"; }
+no_cut_subnqn() { ! grep -q -E "unknown NQN '$INJECT_NQN-[0-9]+' from" "$TLOG"; }
+no_dup_option() { ! dmesg_grep "given more than once"; }
+
+sc_inject() {
+	local i nqn
+
+	target_start disc-inject || { fail "target did not start"; return; }
+	entry_new hd-inject || { fail "entry created and enabled"; return; }
+	echo all >"$E/connect" || { fail "connect=all"; return; }
+	for i in "${!INJECT[@]}"; do
+		nqn="$INJECT_NQN-$i${INJECT[i]}"
+		check "Connect $i came with the whole SUBNQN '$nqn'" \
+			wait_for 30000 tlog_has "Connect to unknown NQN '$nqn' from 'nqn.2014-08.org.nvmexpress:uuid:"
+	done
+	check "no Connect as the host identity in a SUBNQN" no_evil_connect
+	check "no Connect under a SUBNQN cut at its ','" no_cut_subnqn
+	check "kernel refused no option it read out of a SUBNQN" no_dup_option
+	show_log
+}
+
 # disc_ctrls: N is the number of controllers of the discovery NQN.
 disc_ctrls() {
 	local d n2
@@ -352,7 +390,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 10
+ktap_set_plan 11
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -371,6 +409,7 @@ run_scenario "disc-numrec-huge" log_refused disc-numrec-huge 2 2 "(-E2BIG|-7)"
 run_scenario "disc-recfmt" log_refused disc-recfmt 1 1 "(-EPROTO|-71)"
 run_scenario "disc-bad-entries" sc_bad_entries
 run_scenario "disc-short-log" sc_short_log
+run_scenario "disc-inject" sc_inject
 
 wait_stragglers 60000
 ok=1

@@ -13,7 +13,9 @@
  * slot and kicks every dispatch_work. A connect is one
  * nvfab_fabrics_create_ctrl(), as if user space wrote the options to
  * /dev/nvfab-fabrics, so the per-NQN multipath policy of configfs applies
- * to what discovery connects as to any other controller.
+ * to what discovery connects as to any other controller. The options are
+ * built from the log entry's fields as values, never as a string: the
+ * target chose those fields (nvfab_disc_io_options()).
  *
  * The uevents of the discovery controller (NVFAB_EVENT=discovery_*) are
  * sent from here and from reconciliation.
@@ -54,8 +56,19 @@ unsigned int nvfab_disc_inflight_peak(void)
 	return peak;
 }
 
-/* Take a connect slot of the module and of @root's entry, if both have one. */
-static bool nvfab_disc_get_slot(struct nvfab_disc *root)
+/**
+ * nvfab_disc_get_slot() - take a connect slot
+ * @root: the entry's root disc
+ *
+ * A connect to an NVM subsystem, or the creation of a referral's
+ * discovery controller, holds one slot of the module (max_inflight) and
+ * one of the entry (its max_inflight) while it runs.
+ *
+ * Context: any.
+ * Return: true with both taken, false (nothing taken) when either has
+ * none free.
+ */
+bool nvfab_disc_get_slot(struct nvfab_disc *root)
 {
 	unsigned int max = READ_ONCE(root->policy->max_inflight);
 	unsigned long flags;
@@ -74,7 +87,15 @@ static bool nvfab_disc_get_slot(struct nvfab_disc *root)
 	return ok;
 }
 
-static void nvfab_disc_put_slot(struct nvfab_disc *root)
+/**
+ * nvfab_disc_put_slot() - give back a slot of nvfab_disc_get_slot()
+ * @root: the entry's root disc
+ *
+ * The caller kicks the discs (nvfab_disc_kick_all()) once it may.
+ *
+ * Context: any.
+ */
+void nvfab_disc_put_slot(struct nvfab_disc *root)
 {
 	unsigned long flags;
 
@@ -331,8 +352,13 @@ static bool nvfab_disc_io_ctrl_gone(struct nvfab_ctrl *ctrl)
  * nvfab_disc_dispatch_work() - start the connects that are due
  * @work: disc->dispatch_work
  *
- * Also notices our controllers that someone else deleted while their
- * entry is still in the log, and connects them again after the backoff.
+ * First looks at every record: after a controller was deleted
+ * (NVFAB_DISC_WHY_GONE) every PRESENT record is PENDING again, and our
+ * controllers that someone else deleted while their entry is still in the
+ * log are connected again after the backoff. Then starts the records that
+ * are due while connect slots are free. The two are separate passes: the
+ * second stops at the first record without a slot, and a PRESENT record
+ * after it would otherwise stay PRESENT for good once the bit is cleared.
  *
  * Context: nvfab_disc_wq.
  */
@@ -348,6 +374,9 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 	mutex_lock(&disc->lock);
 	if (disc->state == NVFAB_DISC_STOPPING)
 		goto out_unlock;
+	/* A referral child's create waits for a slot: try it again. */
+	if (test_and_clear_bit(NVFAB_DISC_WANT_SLOT, &disc->reasons))
+		queue_delayed_work(nvfab_disc_wq, &disc->create_work, 0);
 	/* A controller went away: the one that was there may be it. */
 	recheck = test_and_clear_bit(NVFAB_DISC_WHY_GONE, &disc->reasons);
 	list_for_each_entry(rec, &disc->recs, node) {
@@ -364,6 +393,8 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 			pr_info("%s: controller for %s was removed while listed; reconnecting in %u s\n",
 				disc->name, rec->e.subnqn, rec->backoff);
 		}
+	}
+	list_for_each_entry(rec, &disc->recs, node) {
 		if (rec->state != NVFAB_DISC_REC_PENDING &&
 		    rec->state != NVFAB_DISC_REC_RETRY)
 			continue;
@@ -386,6 +417,7 @@ void nvfab_disc_dispatch_work(struct work_struct *work)
 out_unlock:
 	mutex_unlock(&disc->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_dispatch_work);
 
 /*
  * Options that only NVMe/TCP takes: an entry may list subsystems of
@@ -397,48 +429,110 @@ static bool nvfab_disc_tcp_only(const char *opt)
 	return !strcmp(opt, "hdr_digest") || !strcmp(opt, "data_digest");
 }
 
-/* The connect string of an I/O controller for @e. */
-static char *nvfab_disc_io_opts(struct nvfab_disc *disc,
-				const struct nvfab_disc_entry *e)
+/*
+ * The entry's connect_opts (checked when written to configfs), without
+ * the options that only TCP takes when @tcp is false.
+ */
+static char *nvfab_disc_connect_opts(const struct nvfab_disc_cfg *c,
+				     bool tcp)
 {
-	const struct nvfab_disc_cfg *c = &disc->root->cfg;
-	bool tcp = e->trtype == NVMF_TRTYPE_TCP;
 	char *buf, *opts, *o, *p;
-	size_t len;
+	size_t len = 0;
 
 	opts = kstrdup(c->connect_opts, GFP_KERNEL);
-	buf = kasprintf(GFP_KERNEL,
-			"nqn=%s,transport=%s,traddr=%s%s%s%s%s%s%s%s%s%s%s",
-			e->subnqn, nvfab_disc_trtype_name(e->trtype),
-			e->traddr,
-			*e->trsvcid ? ",trsvcid=" : "", e->trsvcid,
-			*c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
-			*c->host_iface && tcp ? ",host_iface=" : "",
-			tcp ? c->host_iface : "",
-			*c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
-			*c->hostid ? ",hostid=" : "", c->hostid);
-	if (!opts || !buf)
-		goto out_free;
-	len = strlen(buf);
-	/* connect_opts fit NVFAB_DISC_OPTS_MAX; buf gets as much room */
-	p = krealloc(buf, len + 1 + NVFAB_DISC_OPTS_MAX + 1, GFP_KERNEL);
-	if (!p)
-		goto out_free;
-	buf = p;
+	buf = kzalloc(strlen(c->connect_opts) + 1, GFP_KERNEL);
+	if (!opts || !buf) {
+		kfree(opts);
+		kfree(buf);
+		return NULL;
+	}
 	o = opts;
 	while ((p = strsep(&o, ",")) != NULL) {
 		if (!*p || (!tcp && nvfab_disc_tcp_only(p)))
 			continue;
-		len += sprintf(buf + len, ",%s", p);
+		len += sprintf(buf + len, "%s%s", len ? "," : "", p);
 	}
 	kfree(opts);
 	return buf;
-
-out_free:
-	kfree(opts);
-	kfree(buf);
-	return NULL;
 }
+
+/**
+ * nvfab_disc_host_values() - the host options of a configfs entry
+ * @c: the entry's settings
+ * @tcp: for an NVMe/TCP controller: host_iface is TCP's only (nvfab-rdma
+ *	refuses it), so a controller of another transport goes without
+ * @v: where to put them, room for NVFAB_DISC_HOST_VALUES
+ *
+ * host_traddr, host_iface, hostnqn and hostid, those that are set.
+ *
+ * Context: any.
+ * Return: the number of values put in @v.
+ */
+unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
+				    struct nvfab_opt_value *v)
+{
+	unsigned int n = 0;
+
+	if (*c->host_traddr)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_HOST_TRADDR,
+						   c->host_traddr };
+	if (*c->host_iface && tcp)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_HOST_IFACE,
+						   c->host_iface };
+	if (*c->hostnqn)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_HOSTNQN,
+						   c->hostnqn };
+	if (*c->hostid)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_HOST_ID,
+						   c->hostid };
+	return n;
+}
+
+/**
+ * nvfab_disc_io_options() - the options of the I/O controller of an entry
+ * @c: the configfs entry's settings (a referral's records: the root's)
+ * @e: an NVM subsystem entry of a log, validated by discovery-log.c
+ * @opts: zeroed options block to fill; the caller frees it with
+ *	nvfab_free_options() whatever the result
+ *
+ * The entry comes from the target: its SUBNQN, TRADDR and TRSVCID are
+ * given to nvfab-fabrics as values (nvfab_build_options()), never pasted
+ * into an option string, so a ',' or '=' in them is part of the NQN or
+ * address and adds no option. The only string parsed is the entry's
+ * connect_opts, which its administrator wrote.
+ *
+ * Context: may sleep.
+ * Return: 0, or an error of nvfab_build_options(): -EINVAL (a value
+ * nvfab-fabrics refuses, such as a host identity in use with another
+ * Host NQN or ID), -EOPNOTSUPP, -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
+					   const struct nvfab_disc_entry *e,
+					   struct nvfab_ctrl_options *opts)
+{
+	struct nvfab_opt_value v[4 + NVFAB_DISC_HOST_VALUES];
+	bool tcp = e->trtype == NVMF_TRTYPE_TCP;
+	unsigned int n = 0;
+	char *extra;
+	int ret;
+
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_NQN, e->subnqn };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRANSPORT,
+					   nvfab_disc_trtype_name(e->trtype) };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRADDR, e->traddr };
+	if (*e->trsvcid)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRSVCID,
+						   e->trsvcid };
+	n += nvfab_disc_host_values(c, tcp, v + n);
+
+	extra = nvfab_disc_connect_opts(c, tcp);
+	if (!extra)
+		return -ENOMEM;
+	ret = nvfab_build_options(opts, extra, v, n);
+	kfree(extra);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_io_options);
 
 /**
  * nvfab_disc_connect_work() - connect one NVM subsystem entry
@@ -455,12 +549,20 @@ void nvfab_disc_connect_work(struct work_struct *work)
 	struct nvfab_disc_rec *rec = container_of(work, struct nvfab_disc_rec,
 						  work);
 	struct nvfab_disc *disc = rec->disc;
+	struct nvfab_ctrl_options *opts;
 	struct nvfab_ctrl *ctrl;
-	char *opts;
+	int ret = -ENOMEM;
 
-	opts = nvfab_disc_io_opts(disc, &rec->e);
-	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
-	kfree(opts);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (opts)
+		ret = nvfab_disc_io_options(&disc->root->cfg, &rec->e, opts);
+	if (ret) {
+		nvfab_free_options(opts);
+		ctrl = ERR_PTR(ret);
+	} else {
+		/* takes the options over */
+		ctrl = nvfab_fabrics_create_ctrl(opts);
+	}
 	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
 		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 	nvfab_disc_put_slot(disc->root);

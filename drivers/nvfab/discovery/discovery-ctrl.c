@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
@@ -47,7 +48,12 @@ static const char * const nvfab_disc_rec_state_names[] = {
 	[NVFAB_DISC_REC_DUPLICATE]	= "duplicate",
 	[NVFAB_DISC_REC_TOO_DEEP]	= "too-deep",
 	[NVFAB_DISC_REC_SELF]		= "self",
+	[NVFAB_DISC_REC_NEEDS_TLS]	= "needs-tls",
+	[NVFAB_DISC_REC_TOO_MANY]	= "too-many",
 };
+
+/* Referral children over every entry: max_referrals_total bounds it. */
+static atomic_t nvfab_disc_nr_children = ATOMIC_INIT(0);
 
 /**
  * nvfab_disc_trtype_name() - the transport name of a TRTYPE
@@ -137,6 +143,7 @@ struct nvfab_disc *nvfab_disc_alloc(const char *name,
 	INIT_DELAYED_WORK(&disc->dispatch_work, nvfab_disc_dispatch_work);
 	return disc;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_alloc);
 
 /* A disc's @ctrl, held (nvfab_disc_hold_ctrl()), or NULL. */
 static struct nvfab_ctrl *nvfab_disc_get_ctrl(struct nvfab_disc *disc)
@@ -162,34 +169,89 @@ static void nvfab_disc_set_ctrl(struct nvfab_disc *disc,
 	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
 }
 
-static char *nvfab_disc_ctrl_opts(struct nvfab_disc *disc)
+/**
+ * nvfab_disc_ctrl_options() - the options of a discovery controller
+ * @c: its settings: a configfs entry's, or a referral child's
+ *	(nvfab_disc_child_cfg())
+ * @opts: zeroed options block to fill; the caller frees it with
+ *	nvfab_free_options() whatever the result
+ *
+ * A referral child's NQN, address and port come from its parent's log,
+ * so all of them are given to nvfab-fabrics as values, never pasted into
+ * an option string. Beyond them: ctrl_loss_tmo=-1, the core reconnects a
+ * discovery controller for as long as the entry runs; "discovery" makes
+ * a unique discovery NQN (TP 8013) one as well; and the host options of
+ * the entry, host_iface for TCP only (nvfab-rdma refuses it, and an RDMA
+ * referral inherits the settings of a TCP entry).
+ *
+ * Context: may sleep.
+ * Return: 0, or an error of nvfab_build_options(): -EINVAL (a value
+ * nvfab-fabrics refuses), -EOPNOTSUPP, -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_ctrl_options(const struct nvfab_disc_cfg *c,
+					     struct nvfab_ctrl_options *opts)
 {
-	const struct nvfab_disc_cfg *c = &disc->cfg;
+	struct nvfab_opt_value v[7 + NVFAB_DISC_HOST_VALUES];
+	char kato[12];
+	unsigned int n = 0;
 
-	/*
-	 * ctrl_loss_tmo=-1: the core reconnects a discovery controller for
-	 * as long as the entry runs; "discovery" makes a unique discovery
-	 * NQN (TP 8013) one as well.
-	 */
-	return kasprintf(GFP_KERNEL,
-			 "nqn=%s,transport=%s,traddr=%s,trsvcid=%s,discovery,keep_alive_tmo=%u,ctrl_loss_tmo=-1%s%s%s%s%s%s%s%s",
-			 c->nqn, c->transport, c->traddr, c->trsvcid, c->kato,
-			 *c->host_traddr ? ",host_traddr=" : "", c->host_traddr,
-			 *c->host_iface ? ",host_iface=" : "", c->host_iface,
-			 *c->hostnqn ? ",hostnqn=" : "", c->hostnqn,
-			 *c->hostid ? ",hostid=" : "", c->hostid);
+	snprintf(kato, sizeof(kato), "%u", c->kato);
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_NQN, c->nqn };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRANSPORT, c->transport };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRADDR, c->traddr };
+	if (*c->trsvcid)
+		v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_TRSVCID,
+						   c->trsvcid };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_DISCOVERY, NULL };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_KATO, kato };
+	v[n++] = (struct nvfab_opt_value){ NVFAB_OPT_CTRL_LOSS_TMO, "-1" };
+	n += nvfab_disc_host_values(c, !strcmp(c->transport, "tcp"), v + n);
+	return nvfab_build_options(opts, NULL, v, n);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_ctrl_options);
 
 static void nvfab_disc_create_work(struct work_struct *work)
 {
 	struct nvfab_disc *disc = container_of(to_delayed_work(work),
 					       struct nvfab_disc, create_work);
+	struct nvfab_ctrl_options *opts;
 	struct nvfab_ctrl *ctrl;
-	char *opts;
+	int ret = -ENOMEM;
 
-	opts = nvfab_disc_ctrl_opts(disc);
-	ctrl = opts ? nvfab_fabrics_create_ctrl(opts) : ERR_PTR(-ENOMEM);
-	kfree(opts);
+	/*
+	 * A referral's child is created as an I/O controller is connected:
+	 * holding a connect slot of its entry, so that a log full of
+	 * referrals cannot start hundreds of creates (each blocks a worker
+	 * for a whole connect). Without one it waits; the next connect to
+	 * end kicks dispatch_work, which queues this again. The bit is set
+	 * first so that no kick falls between the try and the wait, and
+	 * whoever clears it owns the retry.
+	 */
+	if (disc->parent) {
+		set_bit(NVFAB_DISC_WANT_SLOT, &disc->reasons);
+		if (!nvfab_disc_get_slot(disc->root))
+			return;
+		if (!test_and_clear_bit(NVFAB_DISC_WANT_SLOT, &disc->reasons)) {
+			/* dispatch queued us again meanwhile */
+			nvfab_disc_put_slot(disc->root);
+			return;
+		}
+	}
+
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (opts)
+		ret = nvfab_disc_ctrl_options(&disc->cfg, opts);
+	if (ret) {
+		nvfab_free_options(opts);
+		ctrl = ERR_PTR(ret);
+	} else {
+		/* takes the options over */
+		ctrl = nvfab_fabrics_create_ctrl(opts);
+	}
+	if (disc->parent) {
+		nvfab_disc_put_slot(disc->root);
+		nvfab_disc_kick_all();
+	}
 	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
 		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 
@@ -248,9 +310,19 @@ static struct nvfab_disc_rec *nvfab_disc_find(struct nvfab_disc *disc,
 	return NULL;
 }
 
+/* Does @d follow the endpoint (@tr, @traddr, @trsvcid)? */
+static bool nvfab_disc_at(const struct nvfab_disc *d, const char *tr,
+			  const char *traddr, const char *trsvcid)
+{
+	return !strcmp(d->cfg.transport, tr) &&
+	       !strcmp(d->cfg.traddr, traddr) &&
+	       !strcmp(d->cfg.trsvcid, trsvcid);
+}
+
 /*
  * Is the endpoint of a referral followed already, by any entry? Compares
- * the transport, address and port; the caller holds no spinlock.
+ * the transport, address and port; the caller holds no spinlock. A quick
+ * answer only: nvfab_disc_add_child() decides.
  */
 static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 {
@@ -261,9 +333,7 @@ static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 
 	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
 	list_for_each_entry(d, &nvfab_disc_all, all_node) {
-		if (!strcmp(d->cfg.transport, tr) &&
-		    !strcmp(d->cfg.traddr, e->traddr) &&
-		    !strcmp(d->cfg.trsvcid, e->trsvcid)) {
+		if (nvfab_disc_at(d, tr, e->traddr, e->trsvcid)) {
 			found = true;
 			break;
 		}
@@ -272,51 +342,206 @@ static bool nvfab_disc_endpoint_followed(const struct nvfab_disc_entry *e)
 	return found;
 }
 
+/**
+ * nvfab_disc_add_child() - make a referral's child one of the running discs
+ * @child: a child from nvfab_disc_alloc(), not started
+ *
+ * The check that no disc follows the child's endpoint yet and the
+ * insertion into nvfab_disc_all are one step under nvfab_disc_all_lock:
+ * two parents (each under its own lock) that read referrals to one
+ * endpoint at the same time make one child, not two.
+ *
+ * Context: any.
+ * Return: true when @child was added (nvfab_disc_start_child() starts it),
+ * false when a disc follows its endpoint already (nothing done).
+ */
+VISIBLE_IF_KUNIT bool nvfab_disc_add_child(struct nvfab_disc *child)
+{
+	const struct nvfab_disc_cfg *c = &child->cfg;
+	unsigned long flags;
+	struct nvfab_disc *d;
+
+	spin_lock_irqsave(&nvfab_disc_all_lock, flags);
+	list_for_each_entry(d, &nvfab_disc_all, all_node) {
+		if (nvfab_disc_at(d, c->transport, c->traddr, c->trsvcid)) {
+			spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+			return false;
+		}
+	}
+	list_add_tail(&child->all_node, &nvfab_disc_all);
+	spin_unlock_irqrestore(&nvfab_disc_all_lock, flags);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_add_child);
+
+/**
+ * nvfab_disc_child_cfg() - the settings of a referral's child
+ * @root: the settings of the configfs entry the referral chain started
+ *	from
+ * @e: the referral entry (SUBTYPE 1h), validated by discovery-log.c
+ * @cfg: where to put them
+ *
+ * The root's settings, with the referral's transport, address, port and
+ * NQN. The log parser refuses values longer than these fields
+ * (discovery-log.c), so nothing is cut here: a value that did not fit
+ * would be refused, never truncated.
+ *
+ * Context: any.
+ * Return: 0, or -E2BIG when a field of @e does not fit its setting.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
+					  const struct nvfab_disc_entry *e,
+					  struct nvfab_disc_cfg *cfg)
+{
+	*cfg = *root;
+	if (strscpy(cfg->transport, nvfab_disc_trtype_name(e->trtype),
+		    sizeof(cfg->transport)) < 0 ||
+	    strscpy(cfg->traddr, e->traddr, sizeof(cfg->traddr)) < 0 ||
+	    strscpy(cfg->trsvcid, e->trsvcid, sizeof(cfg->trsvcid)) < 0 ||
+	    strscpy(cfg->nqn, e->subnqn, sizeof(cfg->nqn)) < 0)
+		return -E2BIG;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_child_cfg);
+
+/*
+ * Does the entry's port need a secure channel nvfab cannot give? TREQ
+ * says "required" (NVMe over Fabrics 1.1, Figure 38), or the TCP port
+ * offers TLS (TSAS SECTYPE) without saying it may be done without. Such
+ * an entry is not connected in the clear: nvfab has no TLS yet.
+ */
+static bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
+{
+	u8 sc = e->treq & NVME_TREQ_SECURE_CHANNEL_MASK;
+
+	if (sc == NVMF_TREQ_REQUIRED)
+		return true;
+	return e->trtype == NVMF_TRTYPE_TCP &&
+	       e->sectype != NVMF_TCP_SECTYPE_NONE &&
+	       sc != NVMF_TREQ_NOT_REQUIRED;
+}
+
+/*
+ * Count one more referral child of @root, if max_referrals (per entry)
+ * and max_referrals_total (all entries) allow it.
+ */
+static bool nvfab_disc_count_child(struct nvfab_disc *root)
+{
+	if (atomic_inc_return(&root->nr_children) >
+	    READ_ONCE(nvfab_disc_max_referrals)) {
+		atomic_dec(&root->nr_children);
+		return false;
+	}
+	if (atomic_inc_return(&nvfab_disc_nr_children) >
+	    READ_ONCE(nvfab_disc_max_referrals_total)) {
+		atomic_dec(&nvfab_disc_nr_children);
+		atomic_dec(&root->nr_children);
+		return false;
+	}
+	return true;
+}
+
+static void nvfab_disc_uncount_child(struct nvfab_disc *root)
+{
+	atomic_dec(&nvfab_disc_nr_children);
+	atomic_dec(&root->nr_children);
+}
+
 /* Follow a referral: a child with the root's options. disc->lock held. */
 static int nvfab_disc_follow(struct nvfab_disc *disc,
 			     struct nvfab_disc_rec *rec)
 {
 	const struct nvfab_disc_entry *e = &rec->e;
-	struct nvfab_disc_cfg cfg = disc->root->cfg;
+	struct nvfab_disc_cfg cfg;
 	struct nvfab_disc *child;
 	char *name;
 
 	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
 		return NVFAB_DISC_REC_SKIPPED;
+	if (nvfab_disc_needs_tls(e)) {
+		if (rec->state != NVFAB_DISC_REC_NEEDS_TLS)
+			pr_info("%s: not following the referral to %s %s:%s: it requires a secure channel (TLS), which nvfab does not implement\n",
+				disc->name, nvfab_disc_trtype_name(e->trtype),
+				e->traddr, e->trsvcid);
+		return NVFAB_DISC_REC_NEEDS_TLS;
+	}
 	if (disc->depth >= NVFAB_DISC_MAX_DEPTH)
 		return NVFAB_DISC_REC_TOO_DEEP;
 	if (nvfab_disc_endpoint_followed(e))
 		return NVFAB_DISC_REC_DUPLICATE;
+	if (nvfab_disc_child_cfg(&disc->root->cfg, e, &cfg))
+		return NVFAB_DISC_REC_SKIPPED;
+	if (!nvfab_disc_count_child(disc->root)) {
+		if (rec->state != NVFAB_DISC_REC_TOO_MANY)
+			pr_warn_ratelimited("%s: not following the referral to %s %s:%s: %u referrals followed for the entry, %u in all (max_referrals, max_referrals_total)\n",
+					    disc->name, cfg.transport,
+					    cfg.traddr, cfg.trsvcid,
+					    atomic_read(&disc->root->nr_children),
+					    atomic_read(&nvfab_disc_nr_children));
+		return NVFAB_DISC_REC_TOO_MANY;
+	}
 
-	strscpy(cfg.transport, nvfab_disc_trtype_name(e->trtype),
-		sizeof(cfg.transport));
-	strscpy(cfg.traddr, e->traddr, sizeof(cfg.traddr));
-	strscpy(cfg.trsvcid, e->trsvcid, sizeof(cfg.trsvcid));
-	strscpy(cfg.nqn, e->subnqn, sizeof(cfg.nqn));
 	name = kasprintf(GFP_KERNEL, "%s@%s:%s", disc->root->name, e->traddr,
 			 e->trsvcid);
 	child = name ? nvfab_disc_alloc(name, &cfg, disc->policy, disc) : NULL;
 	kfree(name);
-	if (!child)
+	if (!child) {
+		nvfab_disc_uncount_child(disc->root);
 		return NVFAB_DISC_REC_SKIPPED;
+	}
+	if (!nvfab_disc_add_child(child)) {
+		/* another parent's child took the endpoint meanwhile */
+		nvfab_disc_put(child);
+		nvfab_disc_uncount_child(disc->root);
+		return NVFAB_DISC_REC_DUPLICATE;
+	}
+	child->counted = true;
 	rec->child = child;
 	atomic_inc(&disc->stats.referrals);
 	pr_info("%s: following the referral to %s %s:%s (depth %u)\n",
 		disc->name, cfg.transport, cfg.traddr, cfg.trsvcid,
 		child->depth);
-	nvfab_disc_start(child);
+	queue_delayed_work(nvfab_disc_wq, &child->create_work, 0);
 	return NVFAB_DISC_REC_FOLLOWED;
 }
+
+/**
+ * nvfab_disc_nvm_state() - what becomes of an NVM subsystem entry
+ * @policy: the entry's policy
+ * @e: an NVM subsystem entry (SUBTYPE 2h) of a log
+ *
+ * Context: any (RCU read side for connect=match).
+ * Return: NVFAB_DISC_REC_PENDING when it is to be connected;
+ * NVFAB_DISC_REC_SKIPPED for a transport other than TCP and RDMA, or one
+ * the connect policy does not take; NVFAB_DISC_REC_NEEDS_TLS when its
+ * port requires a secure channel (TREQ, TSAS), which nvfab lacks.
+ */
+VISIBLE_IF_KUNIT int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
+					  const struct nvfab_disc_entry *e)
+{
+	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
+		return NVFAB_DISC_REC_SKIPPED;
+	if (nvfab_disc_needs_tls(e))
+		return NVFAB_DISC_REC_NEEDS_TLS;
+	if (!nvfab_disc_policy_wants(policy, e->subnqn))
+		return NVFAB_DISC_REC_SKIPPED;
+	return NVFAB_DISC_REC_PENDING;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_nvm_state);
 
 /* A new NVM subsystem entry: what to do with it. disc->lock held. */
 static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
 			      struct nvfab_disc_rec *rec)
 {
-	if (rec->e.trtype != NVMF_TRTYPE_TCP &&
-	    rec->e.trtype != NVMF_TRTYPE_RDMA)
-		return NVFAB_DISC_REC_SKIPPED;
-	if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
-		return NVFAB_DISC_REC_SKIPPED;
+	int st = nvfab_disc_nvm_state(disc->policy, &rec->e);
+
+	if (st == NVFAB_DISC_REC_NEEDS_TLS && rec->state != st)
+		pr_info("%s: not connecting %s at %s %s:%s: it requires a secure channel (TLS), which nvfab does not implement\n",
+			disc->name, rec->e.subnqn,
+			nvfab_disc_trtype_name(rec->e.trtype), rec->e.traddr,
+			rec->e.trsvcid);
+	if (st != NVFAB_DISC_REC_PENDING)
+		return st;
 	rec->due = jiffies;	/* nvfab_disc_reconcile() may add a jitter */
 	rec->fresh = true;
 	return NVFAB_DISC_REC_PENDING;
@@ -356,18 +581,29 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 	rec->e = *e;	/* PORTID, CNTLID, EFLAGS may change */
 	switch (rec->state) {
 	case NVFAB_DISC_REC_SKIPPED:
-		/* The policy may have changed. */
+	case NVFAB_DISC_REC_NEEDS_TLS:
+		/* The policy, or TREQ and TSAS, may have changed. */
 		if (rec->e.subtype == NVME_NQN_NVME)
 			rec->state = nvfab_disc_new_nvm(disc, rec);
+		else if (rec->state == NVFAB_DISC_REC_NEEDS_TLS)
+			rec->state = nvfab_disc_follow(disc, rec);
 		break;
 	case NVFAB_DISC_REC_PENDING:
 	case NVFAB_DISC_REC_RETRY:
-		/* Not connected yet: a policy that no longer wants it wins. */
-		if (!nvfab_disc_policy_wants(disc->policy, rec->e.subnqn))
-			rec->state = NVFAB_DISC_REC_SKIPPED;
+		/*
+		 * Not connected yet: a policy that no longer wants it, or a
+		 * port that now requires TLS, wins.
+		 */
+		if (nvfab_disc_nvm_state(disc->policy, &rec->e) !=
+		    NVFAB_DISC_REC_PENDING)
+			rec->state = nvfab_disc_new_nvm(disc, rec);
 		break;
 	case NVFAB_DISC_REC_DUPLICATE:
-		/* Whoever followed that endpoint may have stopped. */
+	case NVFAB_DISC_REC_TOO_MANY:
+		/*
+		 * Whoever followed that endpoint may have stopped; another
+		 * referral may have left, freeing a place.
+		 */
 		rec->state = nvfab_disc_follow(disc, rec);
 		break;
 	default:
@@ -375,18 +611,34 @@ static void nvfab_disc_seen_again(struct nvfab_disc *disc,
 	}
 }
 
-/*
- * Reconcile @log with disc->recs. Children of referrals that left the log
- * are moved to @stop, for the caller to stop without disc->lock. @live:
- * the read was the first since the discovery controller went live.
+/**
+ * nvfab_disc_reconcile() - apply a log read to a disc's records
+ * @disc: the disc whose log was read; its lock held
+ * @log: the log, validated
+ * @stop: children of referrals that left the log are moved here, for the
+ *	caller to stop without disc->lock
+ * @live: the read was the first since the discovery controller went live
+ *
+ * New entries become records, entries seen again keep theirs. An entry
+ * that is missing from the log is gone only once it was missing from
+ * absent_reads good reads in a row (module parameter, default
+ * NVFAB_DISC_ABSENT_READS): a target that changes its configuration sends
+ * an AEN per change, and a read in the middle may list only part of
+ * what it exports. Until then its record, and its controller, stay.
+ *
+ * Context: may sleep; disc->lock held.
+ * Return: true if a record is missing but kept (the caller reads the log
+ * again soon), false otherwise.
  */
-static void nvfab_disc_reconcile(struct nvfab_disc *disc,
-				 const struct nvfab_disc_log *log,
-				 struct list_head *stop, bool live)
+VISIBLE_IF_KUNIT bool nvfab_disc_reconcile(struct nvfab_disc *disc,
+					   const struct nvfab_disc_log *log,
+					   struct list_head *stop, bool live)
 {
 	bool disconnect = READ_ONCE(disc->policy->disconnect) ==
 			  NVFAB_DISC_DISCONNECT_OURS;
+	unsigned int absent = READ_ONCE(nvfab_disc_absent_reads);
 	struct nvfab_disc_rec *rec, *tmp;
+	bool missing = false;
 	u32 i;
 
 	lockdep_assert_held(&disc->lock);
@@ -425,8 +677,14 @@ static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 	}
 
 	list_for_each_entry_safe(rec, tmp, &disc->recs, node) {
-		if (rec->seen)
+		if (rec->seen) {
+			rec->absent = 0;
 			continue;
+		}
+		if (++rec->absent < absent) {
+			missing = true;
+			continue;
+		}
 		list_del_init(&rec->node);
 		if (rec->e.subtype == NVME_NQN_NVME)
 			nvfab_disc_uevent(disc, "discovery_remove", &rec->e, 0);
@@ -447,7 +705,9 @@ static void nvfab_disc_reconcile(struct nvfab_disc *disc,
 	atomic_set(&disc->stats.entries, log->nr_entries);
 	atomic64_set(&disc->stats.genctr, log->genctr);
 	mod_delayed_work(nvfab_disc_wq, &disc->dispatch_work, 0);
+	return missing;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_reconcile);
 
 /* The discovery controller is being deleted by someone else: recreate. */
 static void nvfab_disc_ctrl_gone(struct nvfab_disc *disc,
@@ -503,9 +763,9 @@ static void nvfab_disc_log_work(struct work_struct *work)
 {
 	struct nvfab_disc *disc = container_of(to_delayed_work(work),
 					       struct nvfab_disc, log_work);
+	bool aen, live, missing = false;
 	struct nvfab_disc_log *log;
 	struct nvfab_ctrl *ctrl;
-	bool aen, live;
 	unsigned int next;
 	LIST_HEAD(stop);
 
@@ -559,7 +819,7 @@ static void nvfab_disc_log_work(struct work_struct *work)
 					     disc->name, log->nr_skipped);
 		mutex_lock(&disc->lock);
 		if (disc->state != NVFAB_DISC_STOPPING)
-			nvfab_disc_reconcile(disc, log, &stop, live);
+			missing = nvfab_disc_reconcile(disc, log, &stop, live);
 		mutex_unlock(&disc->lock);
 		nvfab_disc_log_free(log);
 	}
@@ -575,12 +835,15 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	/*
 	 * The next read: the poll tick, or sooner after a failed read (also
 	 * with polling off, so that a log that could not be read is not
-	 * left until the next AEN). An AEN that queued the work meanwhile
-	 * keeps its earlier time.
+	 * left until the next AEN), or after NVFAB_DISC_ABSENT_RECHECK_S when
+	 * an entry is missing but not yet gone. An AEN that queued the work
+	 * meanwhile keeps its earlier time.
 	 */
 	next = READ_ONCE(disc->policy->poll_interval);
 	if (disc->log_backoff && (!next || disc->log_backoff < next))
 		next = disc->log_backoff;
+	if (missing && (!next || next > NVFAB_DISC_ABSENT_RECHECK_S))
+		next = NVFAB_DISC_ABSENT_RECHECK_S;
 	mutex_lock(&disc->lock);
 	if (next && disc->state != NVFAB_DISC_STOPPING)
 		queue_delayed_work(nvfab_disc_wq, &disc->log_work, next * HZ);
@@ -588,13 +851,16 @@ static void nvfab_disc_log_work(struct work_struct *work)
 }
 
 /**
- * nvfab_disc_start() - start following a discovery controller
- * @disc: a disc from nvfab_disc_alloc()
+ * nvfab_disc_start() - start following a configfs entry's discovery
+ *	controller
+ * @disc: a root from nvfab_disc_alloc()
  *
  * Creates its controller from a work item; the log is read once it is
- * live.
+ * live. Two entries may name one endpoint; a referral's child is started
+ * by nvfab_disc_follow() instead, once nvfab_disc_add_child() found its
+ * endpoint free.
  *
- * Context: may sleep; a child is started under its parent's lock.
+ * Context: may sleep.
  */
 void nvfab_disc_start(struct nvfab_disc *disc)
 {
@@ -677,7 +943,11 @@ void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
 		nvfab_delete_ctrl(ctrl);
 		nvfab_disc_release_ctrl(ctrl);
 	}
+	/* A child gives its place back (a root outlives its children). */
+	if (disc->counted)
+		nvfab_disc_uncount_child(disc->root);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_stop);
 
 static void nvfab_disc_release(struct kref *ref)
 {
@@ -701,6 +971,7 @@ void nvfab_disc_put(struct nvfab_disc *disc)
 {
 	kref_put(&disc->ref, nvfab_disc_release);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_put);
 
 /**
  * nvfab_disc_ctrl_event() - a controller event, from the core's notifier
@@ -784,6 +1055,21 @@ const char *nvfab_disc_state_text(struct nvfab_disc *disc)
 	return s;
 }
 
+/*
+ * The name of a child's discovery controller, or "-". Its @ctrl is
+ * cleared (nvfab_disc_ctrl_gone()) and set (create_work) under the
+ * child's lock, which is taken here: the caller holds the parent's.
+ */
+static void nvfab_disc_print_ctrl(struct nvfab_disc *child, struct seq_buf *s)
+{
+	mutex_lock_nested(&child->lock, child->depth);
+	if (child->ctrl)
+		seq_buf_printf(s, "%s\n", dev_name(child->ctrl->device));
+	else
+		seq_buf_puts(s, "-\n");
+	mutex_unlock(&child->lock);
+}
+
 /**
  * nvfab_disc_print() - the log attribute's lines of a disc and its children
  * @disc: the disc
@@ -812,9 +1098,8 @@ void nvfab_disc_print(struct nvfab_disc *disc, struct seq_buf *s)
 			       nvfab_disc_rec_state_names[rec->state]);
 		if (rec->ctrl)
 			seq_buf_printf(s, "%s\n", dev_name(rec->ctrl->device));
-		else if (rec->child && rec->child->ctrl)
-			seq_buf_printf(s, "%s\n",
-				       dev_name(rec->child->ctrl->device));
+		else if (rec->child)
+			nvfab_disc_print_ctrl(rec->child, s);
 		else
 			seq_buf_puts(s, "-\n");
 	}

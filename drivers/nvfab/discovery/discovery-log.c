@@ -32,16 +32,22 @@
  *    NULs mixed. Before it, every byte must be printable and not a space:
  *    a NUL, a control byte, a byte above 7Eh or a space inside the value
  *    makes the entry unusable;
- *  - TRADDR is not empty; for IPv4 and IPv6 in4_pton()/in6_pton() must
- *    accept all of it (no scope suffix, no brackets);
- *  - TRSVCID, for IPv4 and IPv6, is a decimal port 1..65535 without a
- *    sign or leading zeros (the string is part of the key future
- *    reconciliation compares, so one port has one spelling); for IB and
- *    FC it may be empty;
- *  - SUBNQN is "nqn." and at least one more character, at most
- *    NVMF_NQN_SIZE (223) bytes. An NVM subsystem entry may not carry the
- *    well-known discovery NQN; a referral or current discovery subsystem
- *    entry may carry it or its own unique discovery NQN;
+ *  - TRADDR is not empty and at most 255 bytes; for IPv4 and IPv6
+ *    in4_pton()/in6_pton() must accept all of it (no scope suffix, no
+ *    brackets);
+ *  - TRSVCID is at most 31 bytes; for IPv4 and IPv6 it is a decimal port
+ *    1..65535 without a sign or leading zeros (the string is part of the
+ *    key future reconciliation compares, so one port has one spelling);
+ *    for IB and FC it may be empty;
+ *  - SUBNQN is "nqn." and at least one more character, at most 222 bytes
+ *    (NVMF_NQN_SIZE, 223, counts the NUL). An NVM subsystem entry may not
+ *    carry the well-known discovery NQN; a referral or current discovery
+ *    subsystem entry may carry it or its own unique discovery NQN.
+ *    The three limits are those of a connect (nvfab-fabrics, and the
+ *    in-kernel host, store each value with its NUL in NVMF_TRADDR_SIZE,
+ *    NVMF_TRSVCID_SIZE and NVMF_NQN_SIZE bytes): a value the field holds
+ *    but a connect cannot take makes the entry unusable here, rather
+ *    than a connect that fails forever or a value cut short;
  *  - for TCP, TSAS SECTYPE is none, TLS 1.2 or TLS 1.3. PORTID, ASQSZ and
  *    EFLAGS are copied as sent: every value is defined.
  * Duplicate entries are all kept here; reconciliation (discovery-ctrl.c)
@@ -186,7 +192,7 @@ static bool nvfab_disc_traddr_ok(const char *s, int n, u8 adrfam)
 	u8 addr[16];
 	const char *end;
 
-	if (!n)
+	if (!n || n >= NVMF_TRADDR_SIZE)
 		return false;
 	switch (adrfam) {
 	case NVMF_ADDR_FAMILY_IP4:
@@ -216,7 +222,7 @@ static bool nvfab_disc_port_ok(const char *s, int n)
 
 static bool nvfab_disc_subnqn_ok(const char *s, int n, u8 subtype)
 {
-	if (n <= 4 || n > NVMF_NQN_SIZE || strncmp(s, "nqn.", 4))
+	if (n <= 4 || n >= NVMF_NQN_SIZE || strncmp(s, "nqn.", 4))
 		return false;
 	/* Only a discovery subsystem may use the well-known discovery NQN. */
 	if (subtype == NVME_NQN_NVME && !strcmp(s, NVME_DISC_SUBSYS_NAME))
@@ -283,7 +289,7 @@ nvfab_disc_parse_entry(const struct nvmf_disc_rsp_page_entry *raw,
 		return NVFAB_DISC_BAD_TRADDR;
 
 	n = nvfab_disc_field(raw->trsvcid, sizeof(raw->trsvcid), e->trsvcid);
-	if (n < 0 ||
+	if (n < 0 || n >= NVMF_TRSVCID_SIZE ||
 	    (nvfab_disc_is_ip(e->adrfam) && !nvfab_disc_port_ok(e->trsvcid, n)))
 		return NVFAB_DISC_BAD_TRSVCID;
 

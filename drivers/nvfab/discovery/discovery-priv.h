@@ -63,6 +63,22 @@
 #define NVFAB_DISC_LOG_TEXT_MAX	SZ_1M
 /* First connect backoff (seconds); it doubles up to retry_max_s. */
 #define NVFAB_DISC_BACKOFF_MIN	2
+/*
+ * Good log reads in a row an entry must be missing from before it is gone
+ * (module parameter absent_reads: default and limit), and the seconds
+ * until the log is read again while one is missing.
+ */
+#define NVFAB_DISC_ABSENT_READS		3
+#define NVFAB_DISC_ABSENT_READS_MAX	16
+#define NVFAB_DISC_ABSENT_RECHECK_S	2
+/*
+ * Referral children (module parameters max_referrals, per entry, and
+ * max_referrals_total, over all entries: defaults and limits).
+ */
+#define NVFAB_DISC_REFERRALS		16
+#define NVFAB_DISC_REFERRALS_MAX	1024
+#define NVFAB_DISC_REFERRALS_TOTAL	64
+#define NVFAB_DISC_REFERRALS_TOTAL_MAX	4096
 
 enum nvfab_disc_connect_policy {
 	NVFAB_DISC_CONNECT_ALL,
@@ -146,6 +162,8 @@ enum nvfab_disc_rec_state {
 	NVFAB_DISC_REC_DUPLICATE,	/* referral to an endpoint followed */
 	NVFAB_DISC_REC_TOO_DEEP,	/* referral beyond the depth limit */
 	NVFAB_DISC_REC_SELF,		/* current discovery subsystem */
+	NVFAB_DISC_REC_NEEDS_TLS,	/* its port requires TLS (TREQ, TSAS) */
+	NVFAB_DISC_REC_TOO_MANY,	/* referral beyond max_referrals */
 };
 
 /**
@@ -157,6 +175,8 @@ enum nvfab_disc_rec_state {
  * @seen: found in the log being reconciled (under disc->lock)
  * @removed: left the log while its connect ran: the connect work frees it
  * @fresh: made PENDING by the log being reconciled (under disc->lock)
+ * @absent: good log reads in a row the entry was missing from (under
+ *	disc->lock); it is gone at absent_reads
  * @ctrl: the I/O controller we created, referenced (CONNECTED only)
  * @child: the referral's discovery controller (FOLLOWED only)
  * @due: jiffies before which no connect starts (PENDING, RETRY)
@@ -171,6 +191,7 @@ struct nvfab_disc_rec {
 	bool			seen;
 	bool			removed;
 	bool			fresh;
+	unsigned int		absent;
 	struct nvfab_ctrl	*ctrl;
 	struct nvfab_disc	*child;
 	unsigned long		due;
@@ -190,6 +211,8 @@ enum nvfab_disc_state {
 #define NVFAB_DISC_WHY_LIVE	0	/* (re)connected */
 #define NVFAB_DISC_WHY_AEN	1	/* DLP change AEN */
 #define NVFAB_DISC_WHY_GONE	2	/* a controller is being deleted */
+/* A child's create_work waits for a connect slot; dispatch queues it. */
+#define NVFAB_DISC_WANT_SLOT	3
 
 /**
  * struct nvfab_disc_stats - counters of one discovery controller
@@ -243,6 +266,8 @@ struct nvfab_disc_stats {
  * @inflight: connects in flight for the whole entry (root only; under
  *	nvfab_disc_slots_lock)
  * @inflight_peak: the most @inflight ever was (root only; same lock)
+ * @nr_children: referral children of the whole entry (root only)
+ * @counted: a child counted in its root's @nr_children (and the module's)
  * @reasons: NVFAB_DISC_WHY_* (atomic bitops); WHY_GONE tells dispatch to
  *	retry the PRESENT records
  * @create_work: creates @ctrl
@@ -272,6 +297,8 @@ struct nvfab_disc {
 
 	unsigned int		inflight;	/* nvfab_disc_slots_lock */
 	unsigned int		inflight_peak;	/* nvfab_disc_slots_lock */
+	atomic_t		nr_children;
+	bool			counted;
 
 	unsigned long		reasons;
 	struct delayed_work	create_work;
@@ -288,6 +315,9 @@ extern struct list_head nvfab_disc_all;
 extern unsigned int nvfab_disc_max_inflight;
 extern unsigned int nvfab_disc_jitter_ms;
 extern unsigned int nvfab_disc_retry_max_s;
+extern unsigned int nvfab_disc_absent_reads;
+extern unsigned int nvfab_disc_max_referrals;
+extern unsigned int nvfab_disc_max_referrals_total;
 
 /* discovery-ctrl.c: the life of a followed discovery controller */
 struct nvfab_disc *nvfab_disc_alloc(const char *name,
@@ -315,9 +345,15 @@ void nvfab_disc_uevent(struct nvfab_disc *disc, const char *event,
 		       const struct nvfab_disc_entry *e, int err);
 bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
 			     const char *subnqn);
+/* Most values nvfab_disc_host_values() puts. */
+#define NVFAB_DISC_HOST_VALUES	4
+unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
+				    struct nvfab_opt_value *v);
 bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect);
+bool nvfab_disc_get_slot(struct nvfab_disc *root);
+void nvfab_disc_put_slot(struct nvfab_disc *root);
 unsigned int nvfab_disc_inflight_peak(void);
 unsigned int nvfab_disc_root_inflight(struct nvfab_disc *root,
 				      unsigned int *peak);
@@ -332,6 +368,20 @@ int nvfab_disc_check_cfg(const char *name, char *val);
 struct nvfab_disc_match *nvfab_disc_parse_match(const char *page,
 						size_t count);
 bool nvfab_disc_name_valid(const char *name);
+int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
+			  const struct nvfab_disc_entry *e,
+			  struct nvfab_ctrl_options *opts);
+int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
+			 const struct nvfab_disc_entry *e,
+			 struct nvfab_disc_cfg *cfg);
+int nvfab_disc_ctrl_options(const struct nvfab_disc_cfg *c,
+			    struct nvfab_ctrl_options *opts);
+int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
+			 const struct nvfab_disc_entry *e);
+bool nvfab_disc_reconcile(struct nvfab_disc *disc,
+			  const struct nvfab_disc_log *log,
+			  struct list_head *stop, bool live);
+bool nvfab_disc_add_child(struct nvfab_disc *child);
 #endif
 
 #endif /* _NVFAB_DISCOVERY_PRIV_H */

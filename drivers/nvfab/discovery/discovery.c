@@ -74,6 +74,24 @@ static int nvfab_disc_set_retry_max(const char *val,
 	return nvfab_disc_set_uint(val, kp, NVFAB_DISC_BACKOFF_MIN, 86400);
 }
 
+static int nvfab_disc_set_absent_reads(const char *val,
+				       const struct kernel_param *kp)
+{
+	return nvfab_disc_set_uint(val, kp, 1, NVFAB_DISC_ABSENT_READS_MAX);
+}
+
+static int nvfab_disc_set_referrals(const char *val,
+				    const struct kernel_param *kp)
+{
+	return nvfab_disc_set_uint(val, kp, 1, NVFAB_DISC_REFERRALS_MAX);
+}
+
+static int nvfab_disc_set_referrals_total(const char *val,
+					  const struct kernel_param *kp)
+{
+	return nvfab_disc_set_uint(val, kp, 1, NVFAB_DISC_REFERRALS_TOTAL_MAX);
+}
+
 static const struct kernel_param_ops nvfab_disc_inflight_ops = {
 	.set = nvfab_disc_set_inflight,
 	.get = param_get_uint,
@@ -106,6 +124,39 @@ module_param_cb(retry_max_s, &nvfab_disc_retry_max_ops,
 		&nvfab_disc_retry_max_s, 0644);
 MODULE_PARM_DESC(retry_max_s,
 		 "cap of the retry backoff of connects and log reads, seconds (2..86400, default 300)");
+
+static const struct kernel_param_ops nvfab_disc_absent_reads_ops = {
+	.set = nvfab_disc_set_absent_reads,
+	.get = param_get_uint,
+};
+
+unsigned int nvfab_disc_absent_reads = NVFAB_DISC_ABSENT_READS;
+module_param_cb(absent_reads, &nvfab_disc_absent_reads_ops,
+		&nvfab_disc_absent_reads, 0644);
+MODULE_PARM_DESC(absent_reads,
+		 "good log reads in a row an entry must be missing from before it is gone (disconnected under disconnect=ours), read 2 s apart (1..16, default 3; 1: at once)");
+
+static const struct kernel_param_ops nvfab_disc_referrals_ops = {
+	.set = nvfab_disc_set_referrals,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops nvfab_disc_referrals_total_ops = {
+	.set = nvfab_disc_set_referrals_total,
+	.get = param_get_uint,
+};
+
+unsigned int nvfab_disc_max_referrals = NVFAB_DISC_REFERRALS;
+module_param_cb(max_referrals, &nvfab_disc_referrals_ops,
+		&nvfab_disc_max_referrals, 0644);
+MODULE_PARM_DESC(max_referrals,
+		 "referrals followed per discovery entry, its children at every depth (1..1024, default 16)");
+
+unsigned int nvfab_disc_max_referrals_total = NVFAB_DISC_REFERRALS_TOTAL;
+module_param_cb(max_referrals_total, &nvfab_disc_referrals_total_ops,
+		&nvfab_disc_max_referrals_total, 0644);
+MODULE_PARM_DESC(max_referrals_total,
+		 "referrals followed over all discovery entries (1..4096, default 64)");
 
 static int nvfab_disc_get_peak(char *buf, const struct kernel_param *kp)
 {

@@ -56,12 +56,14 @@ enum nvfab_disc_entry_status {
  *	controller) or FFFFh (NVME_CNTLID_DYNAMIC)
  * @asqsz: ASQSZ, the admin submission queue size, as sent
  * @eflags: EFLAGS as sent (NVME_DISC_EFLAGS_*)
- * @traddr: TRADDR without its padding, NUL-terminated, never empty; for
- *	IPv4 and IPv6 an address that in4_pton()/in6_pton() accept
- * @trsvcid: TRSVCID without its padding, NUL-terminated; for IPv4 and IPv6
- *	a port 1..65535 in decimal without leading zeros, else possibly empty
+ * @traddr: TRADDR without its padding, NUL-terminated, never empty, shorter
+ *	than NVMF_TRADDR_SIZE; for IPv4 and IPv6 an address that
+ *	in4_pton()/in6_pton() accept
+ * @trsvcid: TRSVCID without its padding, NUL-terminated, shorter than
+ *	NVMF_TRSVCID_SIZE; for IPv4 and IPv6 a port 1..65535 in decimal
+ *	without leading zeros, else possibly empty
  * @subnqn: SUBNQN without its padding, NUL-terminated, "nqn." and at least
- *	one more character, at most NVMF_NQN_SIZE bytes
+ *	one more character, shorter than NVMF_NQN_SIZE (which counts the NUL)
  */
 struct nvfab_disc_entry {
 	u8 trtype;

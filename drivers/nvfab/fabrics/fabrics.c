@@ -428,7 +428,9 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 			pr_err("nr_write_queues %d must be positive\n", val);
 			return -EINVAL;
 		}
-		opts->nr_write_queues = val;
+		/* As nr_io_queues: more queues than CPUs serve no one. */
+		opts->nr_write_queues = min_t(unsigned int, num_online_cpus(),
+					      val);
 		return 0;
 	case NVFAB_OPT_NR_POLL_QUEUES:
 		ret = nvfab_opt_int(args, "nr_poll_queues", &val);
@@ -438,7 +440,8 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 			pr_err("nr_poll_queues %d must be positive\n", val);
 			return -EINVAL;
 		}
-		opts->nr_poll_queues = val;
+		opts->nr_poll_queues = min_t(unsigned int, num_online_cpus(),
+					     val);
 		return 0;
 	case NVFAB_OPT_KATO:
 		ret = nvfab_opt_int(args, "keep_alive_tmo", &val);
@@ -526,33 +529,110 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 	return -EINVAL;
 }
 
+/* Record @token in @opts->mask, refusing a second one. */
+static int nvfab_opt_once(struct nvfab_ctrl_options *opts, int token)
+{
+	size_t len;
+	const char *key;
+
+	if (opts->mask & token) {
+		key = nvfab_token_key(token, &len);
+		pr_err("option '%.*s' given more than once\n", (int)len, key);
+		return -EINVAL;
+	}
+	opts->mask |= token;
+	return 0;
+}
+
+/*
+ * Apply one option that a kernel caller gave as a value: the token is
+ * given, the value is used whole (never split, never matched against the
+ * token patterns), and then checked by the same code as a written one.
+ */
+static int nvfab_opt_value(struct nvfab_ctrl_options *opts,
+			   const struct nvfab_opt_value *v, char *hostnqn,
+			   uuid_t *hostid, int *ctrl_loss_tmo)
+{
+	substring_t args[MAX_OPT_ARGS] = { };
+	const struct match_token *t;
+	bool takes_value;
+	size_t klen;
+	int ret, n;
+
+	for (t = opt_tokens; t->pattern; t++)
+		if (t->token == v->token)
+			break;
+	if (!t->pattern) {
+		pr_err("no option has token %#x\n", v->token);
+		return -EINVAL;
+	}
+	klen = nvfab_key_len(t->pattern);
+	takes_value = t->pattern[klen] == '=';
+	if (takes_value && (!v->str || !*v->str)) {
+		pr_err("option '%.*s' needs a value\n", (int)klen, t->pattern);
+		return -EINVAL;
+	}
+	if (!takes_value && v->str) {
+		pr_err("option '%.*s' takes no value\n", (int)klen, t->pattern);
+		return -EINVAL;
+	}
+	/* A number is all of the value, as the token pattern requires. */
+	if (takes_value && strstr(t->pattern, "%d") && kstrtoint(v->str, 0, &n)) {
+		pr_err("invalid value '%.*s' for option '%.*s'\n",
+		       NVFAB_OPT_QUOTE_LEN, v->str, (int)klen, t->pattern);
+		return -EINVAL;
+	}
+	ret = nvfab_opt_once(opts, v->token);
+	if (ret)
+		return ret;
+	if (v->str) {
+		args[0].from = (char *)v->str;
+		args[0].to = (char *)v->str + strlen(v->str);
+	}
+	return nvfab_parse_one(opts, v->token, args, hostnqn, hostid,
+			       ctrl_loss_tmo);
+}
+
 /**
- * nvfab_parse_options() - parse a connect option string
+ * nvfab_build_options() - fill a connect-options block
  * @opts: zeroed options block to fill; freed by the caller with
  *	nvfab_free_options() whatever the result
  * @buf: NUL-terminated option string, at most %NVFAB_OPTS_MAX_LEN bytes,
- *	options separated by ',' or '\n'
+ *	options separated by ',' or '\n'; NULL for none
+ * @vals: options given as values, or NULL: each value is taken whole, so
+ *	a ',' or '=' in it is part of the value and can add no option. For
+ *	values that come from outside the kernel's caller (a Discovery Log
+ *	Page entry), which must never be pasted into @buf
+ * @nr_vals: entries of @vals
  *
- * Applies the in-kernel host's defaults, then each option, then the rules
- * that tie options together: a discovery controller has no I/O queues and
- * allows duplicate connects, an I/O controller gets the default KATO when
- * none was given, and ctrl_loss_tmo / reconnect_delay give the number of
- * reconnect attempts. Finally it takes a reference on the host identity.
+ * Applies the in-kernel host's defaults, then each option of @buf, then
+ * each of @vals, each checked as if written to /dev/nvfab-fabrics; a key
+ * in both, or twice, is refused. Then the rules that tie options
+ * together: a discovery controller has no I/O queues and allows duplicate
+ * connects, an I/O controller gets the default KATO when none was given,
+ * and ctrl_loss_tmo / reconnect_delay give the number of reconnect
+ * attempts. Finally it takes a reference on the host identity.
  *
  * Context: may sleep; takes nvfab_hosts_mutex.
  * Return: 0 on success; -EINVAL for an unknown, duplicated, malformed or
- * out-of-range option or a conflicting host identity; -EOPNOTSUPP for an
+ * out-of-range option, a value given to an option without one or none to
+ * one that needs it, or a conflicting host identity; -EOPNOTSUPP for an
  * upstream option nvfab does not implement; -ENOMEM.
  */
-int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf)
+int nvfab_build_options(struct nvfab_ctrl_options *opts, const char *buf,
+			const struct nvfab_opt_value *vals,
+			unsigned int nr_vals)
 {
 	int ctrl_loss_tmo = NVFAB_DEF_CTRL_LOSS_TMO;
 	substring_t args[MAX_OPT_ARGS];
 	char *options, *o, *p;
+	unsigned int i;
 	char *hostnqn;
 	uuid_t hostid;
 	int token, ret = 0;
 
+	if (!buf)
+		buf = "";
 	if (strnlen(buf, NVFAB_OPTS_MAX_LEN + 1) > NVFAB_OPTS_MAX_LEN) {
 		pr_err("option string longer than %d bytes\n",
 		       NVFAB_OPTS_MAX_LEN);
@@ -583,17 +663,16 @@ int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf)
 			ret = nvfab_bad_option(p);
 			goto out_free;
 		}
-		if (opts->mask & token) {
-			size_t len;
-			const char *key = nvfab_token_key(token, &len);
-
-			pr_err("option '%.*s' given more than once\n",
-			       (int)len, key);
-			ret = -EINVAL;
+		ret = nvfab_opt_once(opts, token);
+		if (ret)
 			goto out_free;
-		}
-		opts->mask |= token;
 		ret = nvfab_parse_one(opts, token, args, hostnqn, &hostid,
+				      &ctrl_loss_tmo);
+		if (ret)
+			goto out_free;
+	}
+	for (i = 0; vals && i < nr_vals; i++) {
+		ret = nvfab_opt_value(opts, &vals[i], hostnqn, &hostid,
 				      &ctrl_loss_tmo);
 		if (ret)
 			goto out_free;
@@ -625,6 +704,27 @@ out_free:
 	kfree(options);
 	kfree(hostnqn);
 	return ret;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_build_options);
+
+/**
+ * nvfab_parse_options() - parse a connect option string
+ * @opts: zeroed options block to fill; freed by the caller with
+ *	nvfab_free_options() whatever the result
+ * @buf: NUL-terminated option string, at most %NVFAB_OPTS_MAX_LEN bytes,
+ *	options separated by ',' or '\n'
+ *
+ * nvfab_build_options() without values: what a write to
+ * /dev/nvfab-fabrics parses.
+ *
+ * Context: may sleep; takes nvfab_hosts_mutex.
+ * Return: 0 on success; -EINVAL for an unknown, duplicated, malformed or
+ * out-of-range option or a conflicting host identity; -EOPNOTSUPP for an
+ * upstream option nvfab does not implement; -ENOMEM.
+ */
+int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf)
+{
+	return nvfab_build_options(opts, buf, NULL, 0);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_parse_options);
 
@@ -749,36 +849,17 @@ void nvfab_unregister_transport(struct nvfab_transport_ops *ops)
 }
 EXPORT_SYMBOL_NVFAB(nvfab_unregister_transport);
 
-/**
- * nvfab_create_ctrl() - create a controller from a connect option string
- * @dev: parent device for the controller
- * @buf: NUL-terminated option string (see nvfab_parse_options())
- *
- * Parses and checks the options, loads module nvfab-<transport> if no
- * such transport is registered yet, and asks the transport to create the
- * controller (NVMe over Fabrics 1.1, 3.3: Connect).
- *
- * Context: may sleep for as long as the transport takes to connect.
- * Return: the new controller, which owns the options, or an ERR_PTR:
- * -EINVAL or -EOPNOTSUPP for bad options (see nvfab_parse_options()),
- * -EPROTONOSUPPORT when no such transport exists, -ENOMEM, or whatever the
- * transport's create_ctrl returned.
+/*
+ * Check @opts against its transport (loaded on demand) and create the
+ * controller, which owns @opts on success; on failure @opts are freed.
  */
-VISIBLE_IF_KUNIT struct nvfab_ctrl *nvfab_create_ctrl(struct device *dev,
-						      const char *buf)
+static struct nvfab_ctrl *nvfab_create_ctrl_opts(struct device *dev,
+						 struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_transport_ops *ops;
-	struct nvfab_ctrl_options *opts;
 	struct nvfab_ctrl *ctrl;
 	int ret;
 
-	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
-	if (!opts)
-		return ERR_PTR(-ENOMEM);
-
-	ret = nvfab_parse_options(opts, buf);
-	if (ret)
-		goto out_free_opts;
 	ret = nvfab_check_transport_opts(opts, NULL);
 	if (ret)
 		goto out_free_opts;
@@ -813,26 +894,64 @@ out_free_opts:
 	nvfab_free_options(opts);
 	return ERR_PTR(ret);
 }
+
+/**
+ * nvfab_create_ctrl() - create a controller from a connect option string
+ * @dev: parent device for the controller
+ * @buf: NUL-terminated option string (see nvfab_parse_options())
+ *
+ * Parses and checks the options, loads module nvfab-<transport> if no
+ * such transport is registered yet, and asks the transport to create the
+ * controller (NVMe over Fabrics 1.1, 3.3: Connect).
+ *
+ * Context: may sleep for as long as the transport takes to connect.
+ * Return: the new controller, which owns the options, or an ERR_PTR:
+ * -EINVAL or -EOPNOTSUPP for bad options (see nvfab_parse_options()),
+ * -EPROTONOSUPPORT when no such transport exists, -ENOMEM, or whatever the
+ * transport's create_ctrl returned.
+ */
+VISIBLE_IF_KUNIT struct nvfab_ctrl *nvfab_create_ctrl(struct device *dev,
+						      const char *buf)
+{
+	struct nvfab_ctrl_options *opts;
+	int ret;
+
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	if (!opts)
+		return ERR_PTR(-ENOMEM);
+
+	ret = nvfab_parse_options(opts, buf);
+	if (ret) {
+		nvfab_free_options(opts);
+		return ERR_PTR(ret);
+	}
+	return nvfab_create_ctrl_opts(dev, opts);
+}
 EXPORT_SYMBOL_IF_KUNIT(nvfab_create_ctrl);
 
 static struct miscdevice nvfab_misc;
 
 /**
  * nvfab_fabrics_create_ctrl() - create a controller for another module
- * @buf: NUL-terminated option string, as written to /dev/nvfab-fabrics
+ * @opts: options from nvfab_build_options(), which succeeded; taken over
+ *	whatever the result (the controller owns them, or they are freed)
  *
- * What a write to /dev/nvfab-fabrics does, for nvfab-discovery: the
- * controller's parent is the /dev/nvfab-fabrics device, as for one that
- * user space created. The controller holds one reference for its own
- * life, dropped when it is deleted; a caller that keeps the pointer takes
- * its own with get_device(ctrl->device) at once.
+ * What a write to /dev/nvfab-fabrics does, for nvfab-discovery, with
+ * options the caller built from values rather than from a string it
+ * composed: the controller's parent is the /dev/nvfab-fabrics device, as
+ * for one that user space created. The controller holds one reference for
+ * its own life, dropped when it is deleted; a caller that keeps the
+ * pointer takes its own with get_device(ctrl->device) at once.
  *
  * Context: process context; may sleep for as long as the connect takes.
- * Return: the live controller or an ERR_PTR: see nvfab_create_ctrl().
+ * Return: the live controller or an ERR_PTR: -EINVAL when a required
+ * option is missing or the transport does not accept one,
+ * -EPROTONOSUPPORT when no such transport exists, or whatever the
+ * transport's create_ctrl returned.
  */
-struct nvfab_ctrl *nvfab_fabrics_create_ctrl(const char *buf)
+struct nvfab_ctrl *nvfab_fabrics_create_ctrl(struct nvfab_ctrl_options *opts)
 {
-	return nvfab_create_ctrl(nvfab_misc.this_device, buf);
+	return nvfab_create_ctrl_opts(nvfab_misc.this_device, opts);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_fabrics_create_ctrl);
 

@@ -60,7 +60,9 @@ NVMe over Fabrics 1.1
            TRADDR, TSAS): --disc-entries NVM subsystem entries (SUBTYPE 2,
            TCP, IPv4 127.0.0.1, ports 4500 + i where nothing listens) and
            the current discovery subsystem entry (SUBTYPE 3); LPO and NUMD
-           honoured, strings padded with spaces or NULs
+           honoured, strings padded with spaces or NULs; disc-inject adds
+           NVM subsystem entries for this target's port whose SUBNQN holds
+           connect options, and logs each Connect's SUBNQN and HOSTNQN
 NVMe Base Specification 2.0
   5.16.1.23 Discovery Log Page, as above
   5.2      Discovery Log Page Change notice (AEN type 2h, information
@@ -213,11 +215,25 @@ SCENARIOS = {
     "disc-short-log": "--discovery: the entries' Get Log Page gets half of "
                       "its data in a C2HData without LAST_PDU, then a "
                       "successful CapsuleResp",
+    "disc-inject": "--discovery: NVM subsystem entries whose SUBNQN holds "
+                   "connect options (',duplicate_connect', ',hostnqn=...', "
+                   "...) and names this target's port; each Connect to "
+                   "one is logged with its SUBNQN and HOSTNQN, and refused",
 }
 
 DISC_NQN = "nqn.2014-08.org.nvmexpress.discovery"
 DISC_NVM_NQN = "nqn.2014-08.org.nvmexpress:nvfab-hostile-disc-%d"
 DISC_PORT_BASE = 4500
+# disc-inject: SUBNQNs that carry connect options after a ','.
+DISC_INJECT_NQN = "nqn.2014-08.org.nvmexpress:nvfab-hostile-inject-%d"
+DISC_INJECT_EVIL_HOST = "nqn.2014-08.org.example:evil-host"
+DISC_INJECT = [
+    ",duplicate_connect",
+    ",hostnqn=" + DISC_INJECT_EVIL_HOST +
+    ",hostid=6f1d2c3b-0a9e-4d8c-b7a6-5e4f3a2b1c0d",
+    ",nr_write_queues=4096,ctrl_loss_tmo=-1",
+    ",transport=rdma",
+]
 DISC_HDR = 1024                 # header and entry size (NVMe-oF 1.1, 5.3)
 DISC_MAX_RECORDS = 1024         # nvfab's cap on NUMREC
 LID_DISC = 0x70
@@ -312,13 +328,19 @@ class DiscoveryLog:
     """The log of a discovery subsystem: GENCTR and the entries, the
     current discovery subsystem entry last."""
 
-    def __init__(self, nqn, addr, port, nr_nvm, bad):
+    def __init__(self, nqn, addr, port, nr_nvm, bad, inject=False):
         self.nqn = nqn
         self.addr = addr
         self.port = port
         self.genctr = 1
         self.nvm = [self.nvm_entry(i) for i in range(nr_nvm)]
         self.bad = [e for _, e in disc_bad_entries()] if bad else []
+        # disc-inject: entries that name this target, so that the host's
+        # connects come here and show what it made of the SUBNQN
+        self.inject = [disc_entry(DISC_INJECT_NQN % i + opts, str(port),
+                                  traddr=addr, portid=100 + i)
+                       for i, opts in enumerate(DISC_INJECT)] \
+            if inject else []
 
     @staticmethod
     def nvm_entry(i):
@@ -345,7 +367,7 @@ class DiscoveryLog:
             out += self.bad[i:i + 1] + self.nvm[i:i + 1]
         cur = disc_entry(self.nqn, str(self.port), traddr=self.addr,
                          subtype=SUBTYPE_CURRENT, portid=0)
-        return out + [cur]
+        return out + self.inject + [cur]
 
     def page(self):
         """The whole log: header (Figure 37) and records."""
@@ -1192,7 +1214,11 @@ class Connection:
         hostnqn = bytes(data[512:768]).split(b"\0")[0].decode(
             errors="replace")
         if subnqn != self.subsys.nqn:
-            log("target: Connect to unknown NQN %r" % subnqn)
+            if subnqn.startswith(DISC_INJECT_NQN.split("%")[0]):
+                self.scenario.record("disc-inject Connect for SUBNQN %r "
+                                     "from HOSTNQN %r" % (subnqn, hostnqn))
+            log("target: Connect to unknown NQN %r from %r" % (subnqn,
+                                                               hostnqn))
             return Completion(status=SC_CONNECT_INVALID_PARAM | SC_DNR,
                               result=(256 << 16) | 1)
         if cattr & CATTR_DISABLE_SQFLOW and self.scenario.take("refuse-sqflow"):
@@ -1445,7 +1471,8 @@ class Target:
         if args.discovery:
             disc_log = DiscoveryLog(args.nqn, args.addr, args.port,
                                     args.disc_entries,
-                                    bad=args.scenario == "disc-bad-entries")
+                                    bad=args.scenario == "disc-bad-entries",
+                                    inject=args.scenario == "disc-inject")
         self.subsys = Subsystem(args.nqn, args.namespaces,
                                 args.ns_size << 20, ana,
                                 lbaf16=args.scenario == "lbaf16",

@@ -279,7 +279,9 @@ step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # (15-22 s a scenario); this guest runs, in 71 s, the three where a
 # mistake is a memory error: the log buffer reallocated at each try
 # (disc-genctr), 256-byte fields without padding (disc-bad-entries), the
-# reset during a log read (disc-short-log).
+# reset during a log read (disc-short-log); and disc-inject (13 s here),
+# where the log's fields become connect options: that path copies
+# target-chosen strings into every connect.
 #
 # CI's limit is 90 minutes and, with KASAN's outline checks, this guest
 # took most of them (inline checks halved it, see "Guest limits"), so what
@@ -293,7 +295,7 @@ step "7/9 test-kernel guest (KUnit, selftests, sanitizers)"
 # and 124 s alone), and so does hostile_rdma.sh (every scenario, 160 s).
 guest "test-kernel guest" "$out/test" \
 	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format early-pdu}" \
-	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log}" \
+	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log disc-inject}" \
 	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh}" \
 	NVFAB_DISC_STORM="${NVFAB_DISC_STORM-40}"
 

@@ -248,7 +248,21 @@ static const struct disc_case disc_cases[] = {
 	  .st = NVFAB_DISC_BAD_TRADDR },
 	{ "TRADDR FC, 256 bytes, no padding", .trtype = S(NVMF_TRTYPE_FC),
 	  .adrfam = S(NVMF_ADDR_FAMILY_FC), .traddr = FG(LONG_FC, 256),
+	  .trsvcid = F(""), .st = NVFAB_DISC_BAD_TRADDR },
+	{ "TRADDR FC, 255 bytes (longest)", .trtype = S(NVMF_TRTYPE_FC),
+	  .adrfam = S(NVMF_ADDR_FAMILY_FC), .traddr = FG(LONG_FC, 255),
 	  .trsvcid = F("") },
+	{ "TRADDR IB, 256 bytes, no padding", .trtype = S(NVMF_TRTYPE_RDMA),
+	  .adrfam = S(NVMF_ADDR_FAMILY_IB), .traddr = FG(LONG_FC, 256),
+	  .st = NVFAB_DISC_BAD_TRADDR },
+	{ "TRADDR IB, 255 bytes (longest)", .trtype = S(NVMF_TRTYPE_RDMA),
+	  .adrfam = S(NVMF_ADDR_FAMILY_IB), .traddr = FG(LONG_FC, 255) },
+	{ "TRSVCID IB, 32 bytes, no padding", .trtype = S(NVMF_TRTYPE_RDMA),
+	  .adrfam = S(NVMF_ADDR_FAMILY_IB), .traddr = F("fe80::1"),
+	  .trsvcid = FG("svc-", 32), .st = NVFAB_DISC_BAD_TRSVCID },
+	{ "TRSVCID IB, 31 bytes (longest)", .trtype = S(NVMF_TRTYPE_RDMA),
+	  .adrfam = S(NVMF_ADDR_FAMILY_IB), .traddr = F("fe80::1"),
+	  .trsvcid = FG("svc-", 31) },
 	{ "TRADDR NUL padding (Linux nvmet)", .traddr = FZ(GOOD_TRADDR) },
 	/* ---- TRSVCID ---- */
 	{ "TRSVCID empty on TCP", .trsvcid = F(""), .st = NVFAB_DISC_BAD_TRSVCID },
@@ -293,7 +307,9 @@ static const struct disc_case disc_cases[] = {
 	  .st = NVFAB_DISC_BAD_SUBNQN },
 	{ "SUBNQN 256 bytes, no padding", .subnqn = FG(LONG_NQN, 256),
 	  .st = NVFAB_DISC_BAD_SUBNQN },
-	{ "SUBNQN 223 bytes (longest)", .subnqn = FG(LONG_NQN, 223) },
+	{ "SUBNQN 223 bytes (no room for the NUL of NVMF_NQN_SIZE)",
+	  .subnqn = FG(LONG_NQN, 223), .st = NVFAB_DISC_BAD_SUBNQN },
+	{ "SUBNQN 222 bytes (longest)", .subnqn = FG(LONG_NQN, 222) },
 	{ "NVM subsystem with the discovery NQN", .subnqn = F(DISC_NQN),
 	  .st = NVFAB_DISC_BAD_SUBNQN },
 	{ "referral, well-known discovery NQN", .subtype = S(NVME_NQN_DISC),
@@ -525,7 +541,7 @@ static void nvfab_disc_log_fuzz_test(struct kunit *test)
 			const struct nvfab_disc_entry *e = &log->entries[j];
 
 			KUNIT_EXPECT_GT(test, strlen(e->traddr), 0);
-			KUNIT_EXPECT_LE(test, strlen(e->subnqn), NVMF_NQN_SIZE);
+			KUNIT_EXPECT_LT(test, strlen(e->subnqn), NVMF_NQN_SIZE);
 			KUNIT_EXPECT_EQ(test, strncmp(e->subnqn, "nqn.", 4), 0);
 			KUNIT_EXPECT_TRUE(test, e->subtype >= NVME_NQN_DISC &&
 					  e->subtype <= NVME_NQN_CURR);

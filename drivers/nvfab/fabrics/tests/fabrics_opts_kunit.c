@@ -113,10 +113,14 @@ static const struct opts_case opts_cases[] = {
 	{ "nr_write_queues 2", B ",nr_write_queues=2", .f1 = F_NR_WRITE,
 	  .v1 = 2 },
 	{ "nr_write_queues 0", B ",nr_write_queues=0", .ret = -EINVAL },
+	{ "nr_write_queues capped at cpus", B ",nr_write_queues=4096",
+	  .f1 = F_NR_WRITE, .v1 = V_CPUS },
 	{ "nr_poll_queues 1", B ",nr_poll_queues=1", .f1 = F_NR_POLL,
 	  .v1 = 1 },
 	{ "nr_poll_queues negative", B ",nr_poll_queues=-1",
 	  .ret = -EINVAL },
+	{ "nr_poll_queues capped at cpus", B ",nr_poll_queues=65535",
+	  .f1 = F_NR_POLL, .v1 = V_CPUS },
 
 	/* keep-alive and timers */
 	{ "keep_alive_tmo 30", B ",keep_alive_tmo=30", .f1 = F_KATO,
@@ -407,6 +411,81 @@ static void nvfab_opts_host_identity_test(struct kunit *test)
 }
 
 /*
+ * nvfab_build_options(): options given as values by a kernel caller are
+ * taken whole, and checked as written ones are.
+ */
+struct values_case {
+	const char *desc;
+	const char *buf;
+	struct nvfab_opt_value v[4];
+	int ret;
+};
+
+#define V_TCP	{ NVFAB_OPT_TRANSPORT, "tcp" }
+#define V_ADDR	{ NVFAB_OPT_TRADDR, "192.0.2.2" }
+
+static const struct values_case values_cases[] = {
+	{ "values only", NULL,
+	  { V_TCP, V_ADDR, { NVFAB_OPT_NQN, "nqn.2014-08.org.example:s1" } } },
+	{ "a value holds ',' and '='", NULL,
+	  { V_TCP, V_ADDR, { NVFAB_OPT_NQN,
+	    "nqn.2014-08.org.example:s1,duplicate_connect,nr_write_queues=4096" } } },
+	{ "string and values", "queue_size=32",
+	  { V_TCP, V_ADDR, { NVFAB_OPT_NQN, "nqn.2014-08.org.example:s1" } } },
+	{ "a key in the string and a value", "traddr=192.0.2.3",
+	  { V_TCP, V_ADDR, { NVFAB_OPT_NQN, "nqn.2014-08.org.example:s1" } },
+	  -EINVAL },
+	{ "a key twice in the values", NULL,
+	  { V_TCP, V_ADDR, V_ADDR }, -EINVAL },
+	{ "a value for a flag", NULL,
+	  { V_TCP, { NVFAB_OPT_DUP_CONNECT, "1" } }, -EINVAL },
+	{ "no value for a string", NULL,
+	  { V_TCP, { NVFAB_OPT_NQN, NULL } }, -EINVAL },
+	{ "an empty value", NULL,
+	  { V_TCP, { NVFAB_OPT_NQN, "" } }, -EINVAL },
+	{ "a number with more after it", NULL,
+	  { V_TCP, { NVFAB_OPT_KATO, "5,ctrl_loss_tmo=-1" } }, -EINVAL },
+	{ "a number", NULL, { V_TCP, { NVFAB_OPT_KATO, "7" } } },
+	{ "a control character", NULL,
+	  { V_TCP, { NVFAB_OPT_NQN, "nqn.2014-08.org.example:s\n" } },
+	  -EINVAL },
+	{ "no such token", NULL, { V_TCP, { BIT(6), "x" } }, -EINVAL },
+	{ "a bad transport name", NULL,
+	  { { NVFAB_OPT_TRANSPORT, "tcp,x" } }, -EINVAL },
+};
+
+static void values_case_desc(const struct values_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(values, values_cases, values_case_desc);
+
+static void nvfab_opts_values_test(struct kunit *test)
+{
+	const struct values_case *c = test->param_value;
+	struct nvfab_ctrl_options *opts = test_opts(test);
+	unsigned int n, i;
+
+	for (n = 0; n < ARRAY_SIZE(c->v) && c->v[n].token; n++)
+		;
+	KUNIT_ASSERT_EQ(test, nvfab_build_options(opts, c->buf, c->v, n),
+			c->ret);
+	if (c->ret)
+		return;
+	KUNIT_EXPECT_NOT_NULL(test, opts->host);
+	KUNIT_EXPECT_FALSE(test, opts->duplicate_connect);
+	KUNIT_EXPECT_EQ(test, opts->nr_write_queues, 0);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE(test, opts->mask & c->v[i].token);
+		if (c->v[i].token == NVFAB_OPT_NQN)
+			KUNIT_EXPECT_STREQ(test, opts->subsysnqn, c->v[i].str);
+		if (c->v[i].token == NVFAB_OPT_KATO)
+			KUNIT_EXPECT_EQ(test, opts->kato, 7);
+	}
+}
+
+/*
  * nvfab_opts_same_path(): an existing controller's options (B plus a) and
  * a new request's (B plus b); the default port is TCP's 4420.
  */
@@ -470,6 +549,7 @@ static struct kunit_case nvfab_opts_test_cases[] = {
 	KUNIT_CASE_PARAM(nvfab_opts_parse_test, opts_gen_params),
 	KUNIT_CASE(nvfab_opts_host_identity_test),
 	KUNIT_CASE_PARAM(nvfab_opts_same_path_test, same_path_gen_params),
+	KUNIT_CASE_PARAM(nvfab_opts_values_test, values_gen_params),
 	{}
 };
 
