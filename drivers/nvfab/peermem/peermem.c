@@ -662,12 +662,15 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_rq_has_peer);
  *		data in device memory (NVMe/TCP), which reaches no peer memory
  *
  * Lets multipath choose, for an I/O on peer memory, only paths whose
- * device reaches it, the nearest first.
+ * device reaches it, the nearest first. The provider's distance() runs
+ * with the claim (or, for owns_page memory, the provider) pinned as for a
+ * mapping, so that a revoke or an unclaim that starts meanwhile waits for
+ * it and the provider's data of the claim stays allocated under it.
  *
- * Context: any; takes no lock but RCU.
+ * Context: any context that may not sleep is fine; takes no lock but RCU.
  * Return: the provider's P2P distance (>= 0); -ENOENT when @page is host
  * memory; -EKEYREVOKED when its claim was revoked; -EREMOTEIO when @dma
- * cannot reach it.
+ * cannot reach it or the provider is being unregistered.
  */
 int nvfab_peer_page_distance(struct page *page,
 			     const struct nvfab_peer_dma_dev *dma)
@@ -682,15 +685,18 @@ int nvfab_peer_page_distance(struct page *page,
 	ret = nvfab_peer_whose(page, pfn, pfn, &map.prov, &map.claim);
 	if (!ret && !map.prov)
 		ret = -ENOENT;
-	else if (!ret && map.claim && atomic_read(&map.claim->revoked))
+	else if (!ret && map.claim && !percpu_ref_tryget_live(&map.claim->ref))
 		ret = -EKEYREVOKED;
-	else if (!ret && !dma)
+	else if (!ret && !map.claim && !percpu_ref_tryget_live(&map.prov->maps))
 		ret = -EREMOTEIO;
-	else if (!ret)
-		ret = map.prov->ops->distance(&map);
 	rcu_read_unlock();
-	return ret < 0 && ret != -ENOENT && ret != -EKEYREVOKED ?
-		-EREMOTEIO : ret;
+	if (ret)
+		return ret == -ENOENT || ret == -EKEYREVOKED ? ret : -EREMOTEIO;
+
+	/* pinned: an unclaim waits for this before freeing the claim's data */
+	ret = dma ? map.prov->ops->distance(&map) : -EREMOTEIO;
+	nvfab_peer_put(&map);
+	return ret < 0 ? -EREMOTEIO : ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_page_distance);
 
