@@ -770,6 +770,8 @@ static void __exit nvfab_peermem_exit(void)
 	nvfab_p2pdma_exit();
 	/* other providers import our symbols: every one is gone by now */
 	mtree_destroy(&nvfab_peer_claims);
+	/* nvfab_peer_claim_free() of the last unclaims is this module's code */
+	rcu_barrier();
 }
 module_exit(nvfab_peermem_exit);
 
