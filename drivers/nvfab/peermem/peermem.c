@@ -345,11 +345,13 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_claim_extend);
  * nvfab_peer_revoke() - take claimed pages back from I/O
  * @claim: a claim
  *
- * From now on nvfab_peer_map_sg() refuses the pages with -EKEYREVOKED,
- * which fails the I/O (non-retryably), instead of treating them as host
- * memory. Returns once every mapping of them has been unmapped, that is
- * once the I/O in flight on them has ended: at most the I/O timeout of
- * the controllers that carry it. Revoking twice is harmless.
+ * A fence, not a drain: from now on nvfab_peer_map_sg() refuses the
+ * pages with -EKEYREVOKED, which fails the I/O (non-retryably), instead
+ * of treating them as host memory, and so does every I/O on them that was
+ * submitted but not yet mapped (waiting for a tag, requeued). Returns once
+ * every mapping made before has been unmapped, that is once the I/O that
+ * was already on the wire has ended: at most the I/O timeout of the
+ * controllers that carry it. Revoking twice is harmless.
  *
  * Context: process context, may sleep; must not be called from the
  * provider's own map_sg() or unmap_sg().
