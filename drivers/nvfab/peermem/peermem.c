@@ -667,7 +667,10 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_rq_has_peer);
  * device reaches it, the nearest first. The provider's distance() runs
  * with the claim (or, for owns_page memory, the provider) pinned as for a
  * mapping, so that a revoke or an unclaim that starts meanwhile waits for
- * it and the provider's data of the claim stays allocated under it.
+ * it and the provider's data of the claim stays allocated under it. A
+ * revoked claim is counted in the provider's revoked counter, as
+ * nvfab_peer_map_sg() counts it: the head asks once for such an I/O and
+ * fails it.
  *
  * Context: any context that may not sleep is fine; takes no lock but RCU.
  * Return: the provider's P2P distance (>= 0); -ENOENT when @page is host
@@ -691,6 +694,8 @@ int nvfab_peer_page_distance(struct page *page,
 		ret = -EKEYREVOKED;
 	else if (!ret && !map.claim && !percpu_ref_tryget_live(&map.prov->maps))
 		ret = -EREMOTEIO;
+	if (ret == -EKEYREVOKED)
+		nvfab_peer_count_error(map.prov, ret);
 	rcu_read_unlock();
 	if (ret)
 		return ret == -ENOENT || ret == -EKEYREVOKED ? ret : -EREMOTEIO;

@@ -452,6 +452,9 @@ static void peermem_revoke_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&fake_prov.stats.revoked), 1);
 	KUNIT_EXPECT_EQ(test, nvfab_peer_page_distance(pages, &fake_dma),
 			-EKEYREVOKED);
+	/* the head asks once for an I/O on revoked pages, and fails it */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&fake_prov.stats.revoked), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&fake_prov.stats.unreachable), 0);
 	KUNIT_EXPECT_TRUE(test, nvfab_peer_blk_status(-EKEYREVOKED) == BLK_STS_TARGET);
 
 	nvfab_peer_unmap_sg(&m, sgl);
