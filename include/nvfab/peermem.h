@@ -91,7 +91,9 @@ struct nvfab_peer_ops {
  * @bytes:	bytes they carried
  * @unreachable: mappings refused because the DMA device cannot reach
  *		the memory (-EREMOTEIO)
- * @revoked:	mappings refused because the pages were revoked
+ * @revoked:	I/Os refused because the pages were revoked, by
+ *		nvfab_peer_map_sg() or, before any mapping, by the multipath
+ *		head (nvfab_peer_page_distance())
  * @failures:	other mapping failures (the provider's errors, mixed
  *		requests)
  */

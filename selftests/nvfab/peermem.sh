@@ -17,7 +17,8 @@
 # O_DIRECT write from a device buffer sends the device memory's bytes, a
 # read into one fills its device memory (checked in the backing file) and
 # not its stand-ins; an RDMA device named in the "unreachable" parameter
-# and a revoked buffer fail the I/O at once with EREMOTEIO; a revoke with
+# and a revoked buffer fail the I/O at once with EREMOTEIO (a revoked one
+# counted as the provider's "revoked", no path passed over); a revoke with
 # I/O running returns and fails what comes after it; the provider cannot
 # be unloaded under I/O; on P2PDMA kernels, O_DIRECT on p2pmem/allocate
 # pages (route 1) goes through the head into the BAR.
@@ -153,7 +154,7 @@ b_checks=(
 	"rmmod $TEST_MOD refused with I/O on its buffer running, the I/O unaffected"
 	"P2PDMA pages (p2pmem/allocate), 128 KiB and 1 MiB, from and into the BAR through the head"
 	"controller still live after the refused I/O"
-	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head with the path skipped, no bounces"
+	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head, the path skipped only when unreachable, revoked I/O counted as revoked, no bounces"
 	"a second rdma path ($RDMA_W_HDEV) and a tcp path join the head"
 	"peer I/O on three paths: only rdma paths carry it, the tcp path is skipped"
 	"P2PDMA pages refused at once (EREMOTEIO) while the tcp path is in the head, work again without it"
@@ -174,25 +175,32 @@ else
 	# pm NAME, hpm NAME: a peer_mem/ counter of the controller, the head
 	pm() { cat "$CTRL/peer_mem/$1" 2>/dev/null || echo -1; }
 	hpm() { cat "/sys/block/${DEV#/dev/}/peer_mem/$1" 2>/dev/null || echo -1; }
-	# The refused I/O never reaches the controller: the head finds that
-	# no path reaches the memory, fails it (its map_failures) and counts
-	# the controller as passed over (its unreachable_skips).
+	# prov NAME: a counter of the test provider (debugfs providers)
+	prov() {
+		awk -v n="$1" '$1 == "test" { for (i = 2; i < NF; i++) if ($i == n) print $(i + 1) }' "$PROVIDERS"
+	}
+	# The refused I/O never reaches the controller: the head fails it
+	# (its map_failures). On an unreachable device it counts the
+	# controller as passed over (its unreachable_skips: the unreachable
+	# check); on a revoked buffer no path is passed over and the
+	# provider counts it as revoked (the revoke and revoke_busy checks,
+	# between the RSKIPS and RREV snapshots).
 	counters() {
 		local ios=$(($(pm ios) - IOS0)) bytes=$(($(pm bytes) - BYTES0))
 		local skips=$(($(pm unreachable_skips) - SKIPS0))
 		local hios=$(($(hpm ios) - HIOS0)) hfails=$(($(hpm map_failures) - HFAILS0))
+		local rskips=$((RSKIPS1 - RSKIPS0)) rrev=$((RREV1 - RREV0))
 		local bounces hbounces
 		bounces=$(pm bounces) hbounces=$(hpm bounces)
 		ktap_diag "controller peer_mem: ios +$ios, bytes +$bytes, unreachable_skips +$skips, map_failures $(pm map_failures), bounces $bounces"
 		ktap_diag "head peer_mem: ios +$hios, map_failures +$hfails, bounces $hbounces"
-		# the registry's count for the provider (debugfs)
-		local pios
-		pios=$(awk '$1 == "test" { for (i = 2; i < NF; i++) if ($i == "ios") print $(i + 1) }' "$PROVIDERS")
 		ktap_diag "provider test (debugfs): $(grep '^test ' "$PROVIDERS")"
-		[ "${pios:-0}" -ge 6 ] || return 1
+		ktap_diag "revoke checks: unreachable_skips +$rskips (want 0), provider revoked +$rrev (want >= 3)"
+		[ "$(prov ios)" -ge 6 ] || return 1
 		# each io command: a write from and a read into device buffers
 		[ "$ios" -ge 6 ] && [ "$bytes" -ge $((2 * (4096 + (128 << 10) + (1 << 20)))) ] &&
-			[ "$hios" -ge 6 ] && [ "$skips" -ge 4 ] && [ "$hfails" -ge 4 ] &&
+			[ "$hios" -ge 6 ] && [ "$skips" -ge 2 ] && [ "$hfails" -ge 5 ] &&
+			[ "$rskips" = 0 ] && [ "$rrev" -ge 3 ] &&
 			[ "$bounces" = 0 ] && [ "$hbounces" = 0 ]
 	}
 	# more_paths: the wire topology's rdma path (CR2) and the
@@ -245,8 +253,10 @@ else
 		ktap_check "${b_checks[2]}" buf io "$GPUBAR" "$DEV" $((128 << 10))
 		ktap_check "${b_checks[3]}" buf io "$GPUBAR" "$DEV" $((1 << 20))
 		ktap_check "${b_checks[4]}" buf unreachable "$GPUBAR" "$DEV" "$RDMA_DEV"
+		RSKIPS0=$(pm unreachable_skips) RREV0=$(prov revoked)
 		ktap_check "${b_checks[5]}" buf revoke "$GPUBAR" "$DEV"
 		ktap_check "${b_checks[6]}" buf revoke_busy "$GPUBAR" "$DEV"
+		RSKIPS1=$(pm unreachable_skips) RREV1=$(prov revoked)
 		ktap_check "${b_checks[7]}" buf pin_busy "$TEST_MOD" "$DEV"
 		if [ -n "$P2PMEM" ]; then
 			ktap_check "${b_checks[8]}" eval \

@@ -48,9 +48,15 @@ when its checks hold, 1 otherwise.
                (found in GPUBAR). With "refused": both fail at once with
                EREMOTEIO (a path of the disk cannot take P2PDMA pages)
   revoke_busy  four threads loop I/O on a device buffer; the revoke ioctl
-               returns while they run, and every I/O issued after it
-               returned fails with EREMOTEIO, none with another error;
-               another buffer still works
+               returns while they run. Classified by what a revoke
+               promises (it fences every I/O not yet DMA-mapped when it
+               starts, and waits for the mapped ones): every I/O that
+               ended before the ioctl started worked, every I/O issued
+               after it returned fails with EREMOTEIO, and one that
+               overlapped the ioctl either worked or failed with
+               EREMOTEIO (even if issued before it: it may not have been
+               mapped yet); none fails otherwise. Another buffer still
+               works
   pin_busy     rmmod MODULE is refused while I/O on one of its buffers
                runs, and the I/O goes on without an error
 """
@@ -587,22 +593,26 @@ def cmd_revoke_busy(gpubar, disk):
     t1 = time.monotonic()
     time.sleep(1.5)
     alive = loop.finish()
-    before = [e for s, _, e in loop.log if s < t0]
+    # the revoke fences what is not mapped when it starts: an I/O issued
+    # before it but still queued may fail, one that had ended may not
+    before = [e for _, end, e in loop.log if end < t0]
     after = [e for s, _, e in loop.log if s > t1]
-    during = [e for s, _, e in loop.log if t0 <= s <= t1]
+    overlap = [e for s, end, e in loop.log if end >= t0 and s <= t1]
     name = errno.errorcode.get
+
+    def results(errs):
+        return sorted({name(e, e) if e else 'ok' for e in errs})
     diag(f"revoke ioctl: {name(err, err) if err else 'ok'} in {t1 - t0:.3f} s "
          f"with I/O running")
-    diag(f"I/O before: {len(before)}, errors "
-         f"{sorted({name(e, e) for e in before if e})}")
-    diag(f"I/O issued during the ioctl: {len(during)}, results "
-         f"{sorted({name(e, e) if e else 'ok' for e in during})}")
+    diag(f"I/O ended before it started: {len(before)}, results "
+         f"{results(before)}")
+    diag(f"I/O overlapping it: {len(overlap)}, results {results(overlap)}")
     diag(f"I/O issued after it returned: {len(after)}, results "
-         f"{sorted({name(e, e) if e else 'ok' for e in after})}")
+         f"{results(after)}")
     ok = (not err and not alive and t1 - t0 < 10 and before and
           not any(before) and after and
           all(e == errno.EREMOTEIO for e in after) and
-          all(e in (0, errno.EREMOTEIO) for e in during))
+          all(e in (0, errno.EREMOTEIO) for e in overlap))
     if alive:
         diag(f"{alive} I/O threads still blocked")
     n, err, _ = try_io(os.preadv, b.disk, [b.b], LBA_DEV)

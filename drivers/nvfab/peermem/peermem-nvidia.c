@@ -42,7 +42,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/bsearch.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
@@ -120,18 +119,6 @@ struct nvpn_dma {
 };
 
 /**
- * struct nvpn_run - physically contiguous stand-ins of a buffer
- * @pfn:	first page frame
- * @nr:		pages
- * @index:	the buffer page that @pfn is
- */
-struct nvpn_run {
-	unsigned long	pfn;
-	unsigned long	nr;
-	unsigned long	index;
-};
-
-/**
  * struct nvpn_buf - one pinned GPU range and its stand-ins
  * @id:		its index in nvpn_bufs and its mmap offset in pages
  * @owner:	the file that pinned it; the mmap and unpin ioctl must use it
@@ -182,30 +169,6 @@ static DEFINE_XARRAY_ALLOC1(nvpn_bufs);
 static struct workqueue_struct *nvpn_wq;
 
 static struct nvfab_peer_provider nvpn_provider;
-
-static int nvpn_run_cmp(const void *key, const void *elt)
-{
-	unsigned long pfn = *(const unsigned long *)key;
-	const struct nvpn_run *run = elt;
-
-	if (pfn < run->pfn)
-		return -1;
-	if (pfn >= run->pfn + run->nr)
-		return 1;
-	return 0;
-}
-
-/* The buffer page that page frame @pfn is, or -1 when it is not one. */
-static long nvpn_page_index(const struct nvpn_buf *buf, unsigned long pfn)
-{
-	const struct nvpn_run *run;
-
-	run = bsearch(&pfn, buf->runs, buf->nr_runs, sizeof(*run),
-		      nvpn_run_cmp);
-	if (!run)
-		return -1;
-	return run->index + (pfn - run->pfn);
-}
 
 /* The DMA mapping of @buf for @dev, or NULL. Any context. */
 static struct nvpn_dma *nvpn_find_dma(struct nvpn_buf *buf, struct device *dev)
@@ -297,19 +260,17 @@ static int nvpn_map_sg(struct nvfab_peer_map *map, struct scatterlist *sgl,
 	m = d->mapping;
 
 	for_each_sg(sgl, sg, nents, i) {
-		long idx = nvpn_page_index(buf, page_to_pfn(sg_page(sg)));
-		u64 off, last;
 		unsigned long gp;
+		u64 off;
+		int ret;
 
-		if (idx < 0 || !sg->length)
-			return -EINVAL;
-		off = ((u64)idx << PAGE_SHIFT) + sg->offset;
-		if (off >= buf->len || sg->length > buf->len - off)
-			return -EINVAL;
+		ret = nvpn_sg_offset(buf->runs, buf->nr_runs, buf->len,
+				     page_to_pfn(sg_page(sg)), sg->offset,
+				     sg->length, &off);
+		if (ret)
+			return ret;
 		gp = off >> NVPN_GPU_PAGE_SHIFT;
-		last = (off + sg->length - 1) >> NVPN_GPU_PAGE_SHIFT;
-		/* the stand-ins' layout keeps an entry within a GPU page */
-		if (gp != last || gp >= m->entries)
+		if (gp >= m->entries)
 			return -EINVAL;
 		sg_dma_address(sg) = m->dma_addresses[gp] +
 				     (off & (NVPN_GPU_PAGE_SIZE - 1));

@@ -345,11 +345,13 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_claim_extend);
  * nvfab_peer_revoke() - take claimed pages back from I/O
  * @claim: a claim
  *
- * From now on nvfab_peer_map_sg() refuses the pages with -EKEYREVOKED,
- * which fails the I/O (non-retryably), instead of treating them as host
- * memory. Returns once every mapping of them has been unmapped, that is
- * once the I/O in flight on them has ended: at most the I/O timeout of
- * the controllers that carry it. Revoking twice is harmless.
+ * A fence, not a drain: from now on nvfab_peer_map_sg() refuses the
+ * pages with -EKEYREVOKED, which fails the I/O (non-retryably), instead
+ * of treating them as host memory, and so does every I/O on them that was
+ * submitted but not yet mapped (waiting for a tag, requeued). Returns once
+ * every mapping made before has been unmapped, that is once the I/O that
+ * was already on the wire has ended: at most the I/O timeout of the
+ * controllers that carry it. Revoking twice is harmless.
  *
  * Context: process context, may sleep; must not be called from the
  * provider's own map_sg() or unmap_sg().
@@ -662,12 +664,18 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_rq_has_peer);
  *		data in device memory (NVMe/TCP), which reaches no peer memory
  *
  * Lets multipath choose, for an I/O on peer memory, only paths whose
- * device reaches it, the nearest first.
+ * device reaches it, the nearest first. The provider's distance() runs
+ * with the claim (or, for owns_page memory, the provider) pinned as for a
+ * mapping, so that a revoke or an unclaim that starts meanwhile waits for
+ * it and the provider's data of the claim stays allocated under it. A
+ * revoked claim is counted in the provider's revoked counter, as
+ * nvfab_peer_map_sg() counts it: the head asks once for such an I/O and
+ * fails it.
  *
- * Context: any; takes no lock but RCU.
+ * Context: any context that may not sleep is fine; takes no lock but RCU.
  * Return: the provider's P2P distance (>= 0); -ENOENT when @page is host
  * memory; -EKEYREVOKED when its claim was revoked; -EREMOTEIO when @dma
- * cannot reach it.
+ * cannot reach it or the provider is being unregistered.
  */
 int nvfab_peer_page_distance(struct page *page,
 			     const struct nvfab_peer_dma_dev *dma)
@@ -682,15 +690,20 @@ int nvfab_peer_page_distance(struct page *page,
 	ret = nvfab_peer_whose(page, pfn, pfn, &map.prov, &map.claim);
 	if (!ret && !map.prov)
 		ret = -ENOENT;
-	else if (!ret && map.claim && atomic_read(&map.claim->revoked))
+	else if (!ret && map.claim && !percpu_ref_tryget_live(&map.claim->ref))
 		ret = -EKEYREVOKED;
-	else if (!ret && !dma)
+	else if (!ret && !map.claim && !percpu_ref_tryget_live(&map.prov->maps))
 		ret = -EREMOTEIO;
-	else if (!ret)
-		ret = map.prov->ops->distance(&map);
+	if (ret == -EKEYREVOKED)
+		nvfab_peer_count_error(map.prov, ret);
 	rcu_read_unlock();
-	return ret < 0 && ret != -ENOENT && ret != -EKEYREVOKED ?
-		-EREMOTEIO : ret;
+	if (ret)
+		return ret == -ENOENT || ret == -EKEYREVOKED ? ret : -EREMOTEIO;
+
+	/* pinned: an unclaim waits for this before freeing the claim's data */
+	ret = dma ? map.prov->ops->distance(&map) : -EREMOTEIO;
+	nvfab_peer_put(&map);
+	return ret < 0 ? -EREMOTEIO : ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_page_distance);
 
@@ -764,6 +777,8 @@ static void __exit nvfab_peermem_exit(void)
 	nvfab_p2pdma_exit();
 	/* other providers import our symbols: every one is gone by now */
 	mtree_destroy(&nvfab_peer_claims);
+	/* nvfab_peer_claim_free() of the last unclaims is this module's code */
+	rcu_barrier();
 }
 module_exit(nvfab_peermem_exit);
 

@@ -11,8 +11,9 @@
  *
  * NVFAB_PEERMEM_TEST_REVOKE: the argument is an address inside a buffer
  * mapped through the same open file; the buffer's claim is revoked
- * (nvfab_peer_revoke()): later I/O on it fails with EREMOTEIO. The ioctl
- * returns once the I/O in flight on it has ended.
+ * (nvfab_peer_revoke()): I/O on it not yet DMA-mapped, including I/O
+ * submitted before but still queued, and all later I/O fails with
+ * EREMOTEIO. The ioctl returns once the I/O already mapped has ended.
  *
  * The request number is 0x4ee0 (_IO('N', 0xe0)); Python uses the number.
  */

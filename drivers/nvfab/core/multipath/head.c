@@ -139,14 +139,18 @@ struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
  * Asks each path's transport how far its device is from @page
  * (nvfab_ctrl_ops.peer_distance) and keeps, in their order, the paths at
  * the smallest distance; the others that cannot reach it are counted as
- * skipped. Documentation/admin-guide/nvfab-peermem.rst.
+ * skipped. Revoked memory is no path's to take: the first answer that
+ * says so ends the search (the provider counts it as revoked, once) and
+ * no path is counted as skipped. Documentation/admin-guide/nvfab-peermem.rst.
  *
  * Context: under head->subsys->srcu; no sleeping, no lock.
- * Return: false, @tier untouched, when @page is host memory.
+ * Return: 0, @tier reduced (maybe to no path); -ENOENT, @tier untouched,
+ * when @page is host memory; -EKEYREVOKED, @tier emptied, when its claim
+ * was revoked.
  */
-VISIBLE_IF_KUNIT bool nvfab_peer_filter(struct nvfab_ns_head *head,
-					struct nvfab_tier *tier,
-					struct page *page)
+VISIBLE_IF_KUNIT int nvfab_peer_filter(struct nvfab_ns_head *head,
+				       struct nvfab_tier *tier,
+				       struct page *page)
 {
 	int dist[NVFAB_MAX_PATHS], best = INT_MAX;
 	unsigned int i, n = 0;
@@ -157,7 +161,11 @@ VISIBLE_IF_KUNIT bool nvfab_peer_filter(struct nvfab_ns_head *head,
 		dist[i] = ctrl->ops->peer_distance ?
 			  ctrl->ops->peer_distance(ctrl, page) : -ENOENT;
 		if (dist[i] == -ENOENT)
-			return false;
+			return -ENOENT;
+		if (dist[i] == -EKEYREVOKED) {
+			tier->nr = 0;
+			return -EKEYREVOKED;
+		}
 		if (dist[i] >= 0 && dist[i] < best)
 			best = dist[i];
 	}
@@ -172,7 +180,7 @@ VISIBLE_IF_KUNIT bool nvfab_peer_filter(struct nvfab_ns_head *head,
 		}
 	}
 	tier->nr = n;
-	return true;
+	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_peer_filter);
 
@@ -190,7 +198,7 @@ static struct nvfab_ns *nvfab_head_route(struct nvfab_ns_head *head,
 	unsigned int bytes = bio->bi_iter.bi_size;
 	struct nvfab_tier tier;
 	struct page *page;
-	bool usable;
+	int ret;
 
 	nvfab_build_tier(head, &tier);
 	if (!tier.nr)
@@ -198,13 +206,14 @@ static struct nvfab_ns *nvfab_head_route(struct nvfab_ns_head *head,
 	if (!bio_has_data(bio))
 		return nvfab_choose(head, &tier, bytes);
 	page = bio_page(bio);
-	if (!nvfab_peer_filter(head, &tier, page))
-		return nvfab_choose(head, &tier, bytes);
-	if (!tier.nr && tier.ana_state == NVME_ANA_OPTIMIZED &&
+	ret = nvfab_peer_filter(head, &tier, page);
+	if (!ret && !tier.nr && tier.ana_state == NVME_ANA_OPTIMIZED &&
 	    nvfab_fill_tier(head, &tier, NVME_ANA_NONOPTIMIZED))
-		nvfab_peer_filter(head, &tier, page);
-	usable = tier.nr;
-	if (!usable) {
+		ret = nvfab_peer_filter(head, &tier, page);
+	if (ret == -ENOENT)
+		return nvfab_choose(head, &tier, bytes);
+	if (!tier.nr) {
+		/* revoked, or no usable path reaches it */
 		atomic64_inc(&head->peer.map_failures);
 		return ERR_PTR(-EREMOTEIO);
 	}

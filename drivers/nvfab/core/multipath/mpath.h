@@ -186,8 +186,8 @@ struct nvfab_ns *nvfab_select_path(struct nvfab_ns_head *head,
 #if IS_ENABLED(CONFIG_KUNIT)
 void nvfab_build_tier(struct nvfab_ns_head *head, struct nvfab_tier *tier);
 enum nvfab_nopath nvfab_nopath_kind(struct nvfab_ns_head *head);
-bool nvfab_peer_filter(struct nvfab_ns_head *head, struct nvfab_tier *tier,
-		       struct page *page);
+int nvfab_peer_filter(struct nvfab_ns_head *head, struct nvfab_tier *tier,
+		      struct page *page);
 #endif
 
 /* mpath-sysfs.c */

@@ -393,26 +393,29 @@ static const struct nvfab_ctrl_ops fake_peer_ops = {
 struct peer_case {
 	const char	*desc;
 	int		dist[NP];
-	bool		peer;		/* nvfab_peer_filter()'s answer */
+	int		ret;		/* nvfab_peer_filter()'s answer */
 	u8		members;	/* bit per path left in the tier */
 	int		skips;		/* unreachable paths passed over */
 };
 
 static const struct peer_case peer_cases[] = {
 	{ "host memory: the tier as it was", { HOST, HOST, HOST, HOST },
-	  false, 0xf, 0 },
-	{ "all reach it at one distance", { 2, 2, 2, 2 }, true, 0xf, 0 },
-	{ "the nearest only", { 4, 1, 1, 3 }, true, 0x6, 0 },
+	  -ENOENT, 0xf, 0 },
+	{ "all reach it at one distance", { 2, 2, 2, 2 }, 0, 0xf, 0 },
+	{ "the nearest only", { 4, 1, 1, 3 }, 0, 0x6, 0 },
 	{ "distance 0 (a software RDMA device)", { 0, 5, UNR, 0 },
-	  true, 0x9, 1 },
-	{ "unreachable paths passed over", { UNR, 0, UNR, 0 }, true, 0xa, 2 },
+	  0, 0x9, 1 },
+	{ "unreachable paths passed over", { UNR, 0, UNR, 0 }, 0, 0xa, 2 },
 	{ "tcp paths (no peer memory) passed over", { UNR, UNR, UNR, 7 },
-	  true, 0x8, 3 },
+	  0, 0x8, 3 },
 	{ "none reaches it: an empty tier", { UNR, UNR, UNR, UNR },
-	  true, 0, 4 },
-	{ "revoked memory reaches nowhere",
+	  0, 0, 4 },
+	{ "revoked memory: an empty tier, no path passed over",
 	  { -EKEYREVOKED, -EKEYREVOKED, -EKEYREVOKED, -EKEYREVOKED },
-	  true, 0, 4 },
+	  -EKEYREVOKED, 0, 0 },
+	{ "revoked after the first path answered: no path passed over",
+	  { 2, -EKEYREVOKED, UNR, -EKEYREVOKED },
+	  -EKEYREVOKED, 0, 0 },
 };
 
 KUNIT_ARRAY_PARAM_DESC(peer, peer_cases, desc);
@@ -437,7 +440,7 @@ static void nvfab_peer_filter_test(struct kunit *test)
 	}
 	idx = srcu_read_lock(&mp->subsys.srcu);
 	nvfab_build_tier(&mp->head, tier);
-	KUNIT_EXPECT_EQ(test, nvfab_peer_filter(&mp->head, tier, NULL), c->peer);
+	KUNIT_EXPECT_EQ(test, nvfab_peer_filter(&mp->head, tier, NULL), c->ret);
 	srcu_read_unlock(&mp->subsys.srcu, idx);
 	for (i = 0; i < tier->nr; i++)
 		members |= BIT(tier->paths[i]->slot);
@@ -452,7 +455,7 @@ static void nvfab_peer_filter_test(struct kunit *test)
 	for (i = 0; i < NP; i++)
 		KUNIT_EXPECT_EQ(test,
 				atomic64_read(&mp->ctrl[i].peer.unreachable_skips),
-				c->peer && c->dist[i] < 0 ? 1 : 0);
+				!c->ret && c->dist[i] < 0 ? 1 : 0);
 	fake_mp_free(mp);
 }
 

@@ -9,6 +9,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -21,11 +22,23 @@
 
 #define FAKE_BAR	0xd0000000ULL
 
+/*
+ * A distance() held open: it signals @entered, spins (it may not sleep)
+ * until @release or 5 s, then reads the claim's provider data, as the
+ * NVIDIA provider's distance() does.
+ */
+struct gate {
+	struct completion entered;
+	int release;
+	int seen;
+};
+
 static struct {
 	int distance;		/* what distance() returns */
 	int map_ret;		/* 0: map every entry; else this error */
 	int maps, unmaps;
 	struct page *owned;	/* the page owns_page() takes */
+	struct gate *gate;	/* hold distance() open */
 } fake;
 
 static bool fake_owns_page(struct page *page)
@@ -35,6 +48,15 @@ static bool fake_owns_page(struct page *page)
 
 static int fake_distance(const struct nvfab_peer_map *map)
 {
+	struct gate *g = READ_ONCE(fake.gate);
+	int ms;
+
+	if (g && map->claim) {
+		complete(&g->entered);
+		for (ms = 0; ms < 5000 && !READ_ONCE(g->release); ms++)
+			mdelay(1);
+		g->seen = *(int *)nvfab_peer_claim_priv(map->claim);
+	}
 	return fake.distance;
 }
 
@@ -430,6 +452,9 @@ static void peermem_revoke_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&fake_prov.stats.revoked), 1);
 	KUNIT_EXPECT_EQ(test, nvfab_peer_page_distance(pages, &fake_dma),
 			-EKEYREVOKED);
+	/* the head asks once for an I/O on revoked pages, and fails it */
+	KUNIT_EXPECT_EQ(test, atomic64_read(&fake_prov.stats.revoked), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&fake_prov.stats.unreachable), 0);
 	KUNIT_EXPECT_TRUE(test, nvfab_peer_blk_status(-EKEYREVOKED) == BLK_STS_TARGET);
 
 	nvfab_peer_unmap_sg(&m, sgl);
@@ -475,6 +500,69 @@ static void peermem_owns_page_test(struct kunit *test)
 	WRITE_ONCE(fake.owned, NULL);
 }
 
+struct distance_bg {
+	struct page *page;
+	int ret;
+};
+
+static void distance_bg(void *arg)
+{
+	struct distance_bg *d = arg;
+
+	d->ret = nvfab_peer_page_distance(d->page, &fake_dma);
+}
+
+static void unclaim_bg(void *arg)
+{
+	struct nvfab_peer_claim *c = arg;
+	int *priv = nvfab_peer_claim_priv(c);
+
+	nvfab_peer_unclaim(c);
+	/* what a provider does once its claim is gone (peermem-nvidia.c) */
+	*priv = 0;
+	kfree(priv);
+}
+
+/*
+ * nvfab_peer_page_distance() while the claim is unclaimed: the unclaim
+ * must wait for the provider's distance() in progress, which reads the
+ * claim's provider data; a use after the free is a KASAN report.
+ */
+static void peermem_distance_unclaim_test(struct kunit *test)
+{
+	struct distance_bg d = { .page = pages };
+	struct bg bg_dist, bg_unclaim;
+	struct nvfab_peer_claim *c;
+	struct gate g = { .release = 0 };
+	int *priv;
+
+	priv = kmalloc(sizeof(*priv), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, priv);
+	*priv = 42;
+	c = nvfab_peer_claim(&fake_prov, pfn_of(0), 1, priv);
+	if (IS_ERR(c))
+		kfree(priv);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	fake.distance = 3;
+	init_completion(&g.entered);
+	WRITE_ONCE(fake.gate, &g);
+
+	bg_start(test, &bg_dist, distance_bg, &d);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&g.entered, 10 * HZ), 0);
+	bg_start(test, &bg_unclaim, unclaim_bg, c);
+	/* distance() is running: the unclaim may not return yet */
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&bg_unclaim.done, HZ / 2), 0);
+
+	WRITE_ONCE(g.release, 1);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&bg_dist.done, 10 * HZ), 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&bg_unclaim.done, 10 * HZ), 0);
+	WRITE_ONCE(fake.gate, NULL);
+	KUNIT_EXPECT_EQ(test, g.seen, 42);
+	KUNIT_EXPECT_EQ(test, d.ret, 3);
+	/* and the page is host memory again */
+	KUNIT_EXPECT_EQ(test, nvfab_peer_page_distance(pages, &fake_dma), -ENOENT);
+}
+
 static void peermem_blk_status_test(struct kunit *test)
 {
 	static const struct {
@@ -512,6 +600,7 @@ static struct kunit_case peermem_cases[] = {
 	KUNIT_CASE(peermem_map_error_test),
 	KUNIT_CASE(peermem_revoke_test),
 	KUNIT_CASE(peermem_owns_page_test),
+	KUNIT_CASE(peermem_distance_unclaim_test),
 	KUNIT_CASE(peermem_blk_status_test),
 	{}
 };
