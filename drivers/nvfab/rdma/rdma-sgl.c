@@ -163,7 +163,12 @@ static void nvfab_rdma_map_inline(struct nvfab_rdma_queue *queue,
 	nvfab_rdma_sgl_inline(req->req.cmd, queue->ctrl->ctrl.icdoff, len);
 }
 
-/* Undoes the DMA mapping of @req's data, by its provider for peer memory. */
+/*
+ * Undoes the DMA mapping of @req's data, by its provider for peer memory:
+ * the @req->sg_nents entries that were mapped, never the table's allocated
+ * size (@req->sgt.orig_nents), which reaches past the end mark when the
+ * block layer merged segments.
+ */
 static void nvfab_rdma_unmap_sgt(struct nvfab_rdma_device *dev,
 				 struct nvfab_rdma_request *req,
 				 struct request *rq)
@@ -171,7 +176,8 @@ static void nvfab_rdma_unmap_sgt(struct nvfab_rdma_device *dev,
 	if (unlikely(req->peer.prov))
 		nvfab_peer_unmap_sg(&req->peer, req->sgt.sgl);
 	else
-		ib_dma_unmap_sgtable_attrs(dev->dev, &req->sgt, rq_dma_dir(rq), 0);
+		ib_dma_unmap_sg(dev->dev, req->sgt.sgl, req->sg_nents,
+				rq_dma_dir(rq));
 }
 
 /**
@@ -209,14 +215,26 @@ int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 	}
 	len = blk_rq_payload_bytes(rq);
 
+	/*
+	 * The table is sized for the request's physical segments and keeps
+	 * that size in orig_nents, which sg_free_table_chained() needs;
+	 * blk_rq_map_sg() merges physically contiguous segments across bio
+	 * boundaries and may fill fewer entries, marking the last one. Only
+	 * those are mapped and unmapped.
+	 */
 	req->sgt.sgl = req->first_sgl;
 	ret = sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
 				     req->first_sgl, NVFAB_RDMA_INLINE_SG_CNT);
 	if (ret)
 		return -ENOMEM;
-	req->sgt.nents = nvfab_rq_map_sg(rq, req->sgt.sgl);
+	req->sg_nents = nvfab_rq_map_sg(rq, req->sgt.sgl);
+	if (WARN_ON_ONCE(req->sg_nents <= 0 ||
+			 req->sg_nents > req->sgt.orig_nents)) {
+		ret = -EIO;
+		goto out_free_table;
+	}
 	ret = nvfab_peer_map_sg(&req->peer, &dev->peer_dma, req->sgt.sgl,
-				req->sgt.nents, rq_dma_dir(rq));
+				req->sg_nents, rq_dma_dir(rq));
 	if (unlikely(ret)) {
 		if (ret < 0) {
 			nvfab_ctrl_count_peer(&queue->ctrl->ctrl, ret, len);
@@ -224,16 +242,15 @@ int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 				ret = -EREMOTEIO;
 			goto out_free_table;
 		}
-		req->sgt.nents = ret;
 	} else {
-		ret = ib_dma_map_sgtable_attrs(dev->dev, &req->sgt,
-					       rq_dma_dir(rq), 0);
-		if (ret) {
+		ret = ib_dma_map_sg(dev->dev, req->sgt.sgl, req->sg_nents,
+				    rq_dma_dir(rq));
+		if (!ret) {
 			ret = -EIO;
 			goto out_free_table;
 		}
 	}
-	req->nents = req->sgt.nents;
+	req->nents = ret;
 
 	if (nvfab_rdma_use_inline(rq_data_dir(rq) == WRITE, len, req->nents,
 				  queue->inline_max, dev->num_inline_segments)) {

@@ -127,8 +127,11 @@ struct nvfab_rdma_queue {
  * @reg_wr:	the REG_MR work request of @mr
  * @reg_cqe:	completion of the REG_MR work request
  * @inv_cqe:	completion of the LOCAL_INV work request
- * @sgt:	the data's scatterlist
- * @nents:	mapped entries of @sgt (0: no data mapped)
+ * @sgt:	the data's scatterlist, allocated for the request's physical
+ *		segments (@sgt.orig_nents, what freeing it needs)
+ * @sg_nents:	entries of @sgt that blk_rq_map_sg() filled, at most
+ *		@sgt.orig_nents: the DMA mapping covers exactly these
+ * @nents:	DMA segments the mapping made of them (0: no data mapped)
  * @peer:	@sgt's mapping when a peer-memory provider made it
  * @first_sgl:	the first entries of @sgt, chained from there
  */
@@ -148,6 +151,7 @@ struct nvfab_rdma_request {
 	struct ib_cqe			reg_cqe;
 	struct ib_cqe			inv_cqe;
 	struct sg_table			sgt;
+	int				sg_nents;
 	int				nents;
 	struct nvfab_peer_map		peer;
 	struct scatterlist		first_sgl[NVFAB_RDMA_INLINE_SG_CNT];
