@@ -157,7 +157,7 @@ static void nvfab_rdma_map_inline(struct nvfab_rdma_queue *queue,
 
 		sge->addr = sg_dma_address(sg);
 		sge->length = sg_dma_len(sg);
-		sge->lkey = queue->device->pd->local_dma_lkey;
+		sge->lkey = queue->pd->local_dma_lkey;
 	}
 	req->num_sge += req->nents;
 	nvfab_rdma_sgl_inline(req->req.cmd, queue->ctrl->ctrl.icdoff, len);
@@ -278,23 +278,49 @@ out_free_table:
 }
 
 /**
+ * nvfab_rdma_retire_mr() - take a request's MR out of use for good
+ * @queue: the queue the request was sent on
+ * @req: the request; its MR's rkey may still be valid
+ *
+ * The MR goes to @queue->retired_mrs, never back to the pool: the queue's
+ * stop (or the QP's destruction) deregisters it, and with it the rkey.
+ * Until then the rkey is good on nothing but @queue's QP (the queue's
+ * own PD), which has failed or is stopping whenever this is called.
+ *
+ * Context: any context.
+ * Return: true when @req held an MR.
+ */
+bool nvfab_rdma_retire_mr(struct nvfab_rdma_queue *queue,
+			  struct nvfab_rdma_request *req)
+{
+	struct ib_mr *mr = xchg(&req->mr, NULL);
+
+	if (!mr)
+		return false;
+	ib_mr_pool_put(queue->qp, &queue->retired_mrs, mr);
+	return true;
+}
+
+/**
  * nvfab_rdma_unmap_data() - undo nvfab_rdma_map_data()
  * @queue: the queue the request was sent on
  * @rq: the request, no longer in the target's hands
  *
- * Returns the MR to the pool (its rkey was invalidated, or the QP is
- * gone with it) and unmaps the data.
+ * Returns the MR to the pool, and unmaps the data. An MR still held here
+ * had its rkey invalidated (by the target's Send with Invalidate, checked,
+ * or by the host's LOCAL_INV, completed) or never registered: one whose
+ * rkey may be valid was retired by the queue's stop before the request
+ * could complete (nvfab_rdma_retire_mr()).
  *
  * Context: any context.
  */
 void nvfab_rdma_unmap_data(struct nvfab_rdma_queue *queue, struct request *rq)
 {
 	struct nvfab_rdma_request *req = blk_mq_rq_to_pdu(rq);
+	struct ib_mr *mr = xchg(&req->mr, NULL);
 
-	if (req->mr) {
-		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, req->mr);
-		req->mr = NULL;
-	}
+	if (mr)
+		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, mr);
 	if (!req->nents)
 		return;
 	nvfab_rdma_unmap_sgt(queue->device, req, rq);
