@@ -765,7 +765,10 @@ static int nvfab_rdma_start_queue(struct nvfab_ctrl *ctrl, int qid)
 		nvfab_rdma_set_limits(rctrl, queue->device);
 	}
 	set_bit(NVFAB_RDMA_Q_ALLOCATED, &queue->flags);
+	/* a poller that sees the queue live sees its CQ */
+	spin_lock(&queue->poll_lock);
 	set_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
+	spin_unlock(&queue->poll_lock);
 	mutex_unlock(&queue->queue_lock);
 	return 0;
 
@@ -782,9 +785,18 @@ out_unlock:
 static void nvfab_rdma_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 {
 	struct nvfab_rdma_queue *queue = &to_rdma_ctrl(ctrl)->queues[qid];
+	bool live;
 
 	mutex_lock(&queue->queue_lock);
-	if (test_and_clear_bit(NVFAB_RDMA_Q_LIVE, &queue->flags)) {
+	/*
+	 * Under poll_lock: once it is released, no blk_mq_ops.poll reaps the
+	 * CQ until the queue is started again (with a new CQ); the CQ may be
+	 * freed as soon as this returns.
+	 */
+	spin_lock(&queue->poll_lock);
+	live = test_and_clear_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
+	spin_unlock(&queue->poll_lock);
+	if (live) {
 		rdma_disconnect(queue->cm_id);
 		/* every posted work request completes (flushed) before this returns */
 		ib_drain_qp(queue->qp);
@@ -909,14 +921,25 @@ static void nvfab_rdma_complete_rq(struct request *rq)
 	nvfab_complete_rq(rq);
 }
 
-/* blk_mq_ops.poll of HCTX_TYPE_POLL queues: their CQs are IB_POLL_DIRECT. */
+/*
+ * blk_mq_ops.poll of HCTX_TYPE_POLL queues: their CQs are IB_POLL_DIRECT.
+ * blk-mq polls a quiesced queue too, so poll may run while the queue is
+ * stopped and freed: it reaps the CQ only under poll_lock with the queue
+ * live, which stop clears under the same lock before it drains the QP and
+ * before free destroys the CQ. A poller that finds the lock taken returns:
+ * another one reaps the CQ, or the queue is stopping.
+ */
 static int nvfab_rdma_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	struct nvfab_rdma_queue *queue = hctx->driver_data;
+	int n = 0;
 
-	if (!test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags) || !queue->poll)
+	if (!spin_trylock(&queue->poll_lock))
 		return 0;
-	return ib_process_cq_direct(queue->cq, -1);
+	if (queue->poll && test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
+		n = ib_process_cq_direct(queue->cq, -1);
+	spin_unlock(&queue->poll_lock);
+	return n;
 }
 
 static enum blk_eh_timer_return nvfab_rdma_timeout(struct request *rq)
@@ -1183,6 +1206,7 @@ static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
 	}
 	for (i = 0; i < rctrl->nr_queues; i++) {
 		mutex_init(&rctrl->queues[i].queue_lock);
+		spin_lock_init(&rctrl->queues[i].poll_lock);
 		INIT_LIST_HEAD(&rctrl->queues[i].retired_mrs);
 		INIT_WORK(&rctrl->queues[i].fail_work,
 			  nvfab_rdma_fail_queue_work);

@@ -87,6 +87,8 @@ struct nvfab_rdma_ctrl;
  * @qp:		the RC queue pair (@cm_id->qp)
  * @cq:		its completion queue
  * @poll:	@cq is polled by blk_mq_ops.poll (IB_POLL_DIRECT)
+ * @poll_lock:	held by blk_mq_ops.poll while it reaps @cq, and by start
+ *		and stop while they set and clear NVFAB_RDMA_Q_LIVE
  * @retired_mrs: MRs taken from requests whose rkey may still be valid,
  *		deregistered (never reused) when the queue stops
  * @rsp_ring:	@queue_size receive buffers of one CQE each
@@ -108,6 +110,7 @@ struct nvfab_rdma_queue {
 	struct ib_qp			*qp;
 	struct ib_cq			*cq;
 	bool				poll;
+	spinlock_t			poll_lock;	/* see above */
 	struct list_head		retired_mrs;
 	struct nvfab_rdma_qe		*rsp_ring;
 	u32				inline_max;
