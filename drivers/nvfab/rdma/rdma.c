@@ -850,7 +850,7 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	bool live = test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
 	struct ib_device *ibdev;
 	struct ib_send_wr wr = { }, *first = &wr;
-	const struct ib_send_wr *bad_wr;
+	const struct ib_send_wr *bad_wr = NULL;
 	blk_status_t sts;
 	int ret;
 
@@ -901,9 +901,13 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (ret) {
 		nvfab_rdma_queue_error(queue, "posting the command capsule failed: %d",
 				       ret);
-		/* a posted REG_MR makes the rkey valid: never reuse the MR */
+		/*
+		 * The REG_MR went out, the SEND did not: the rkey may become
+		 * valid. The request stays in flight until the queue's stop
+		 * (the error above) deregisters its MR and cancels it.
+		 */
 		if (req->mr && bad_wr != &req->reg_wr.wr)
-			nvfab_rdma_retire_mr(queue, req);
+			return BLK_STS_OK;
 		nvfab_rdma_unmap_req(req);
 		sts = BLK_STS_IOERR;
 		goto out_cleanup;
