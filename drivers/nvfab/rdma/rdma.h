@@ -139,9 +139,9 @@ struct nvfab_rdma_queue {
  * @reg_cqe:	completion of the REG_MR work request
  * @inv_cqe:	completion of the LOCAL_INV work request
  * @sgt:	the data's scatterlist, allocated for the request's physical
- *		segments (@sgt.orig_nents, what freeing it needs)
- * @sg_nents:	entries of @sgt that blk_rq_map_sg() filled, at most
- *		@sgt.orig_nents: the DMA mapping covers exactly these
+ *		segments (its orig_nents, which freeing it needs)
+ * @sg_nents:	entries of @sgt that blk_rq_map_sg() filled (at most
+ *		its orig_nents): the DMA mapping covers exactly these
  * @nents:	DMA segments the mapping made of them (0: no data mapped)
  * @peer:	@sgt's mapping when a peer-memory provider made it
  * @first_sgl:	the first entries of @sgt, chained from there
