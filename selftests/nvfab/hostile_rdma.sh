@@ -6,8 +6,9 @@
 # protocol in one way per scenario (a second or an unknown response, a
 # remote invalidation of the wrong rkey or of none, a response capsule
 # shorter than a CQE, a Read never answered, a response before any
-# command right after the CM accept, a CM REJECT with a status or with
-# private data of an unknown format) and the host
+# command right after the CM accept, an RDMA WRITE with a Read's rkey
+# through another queue, a CM REJECT with a status or with private
+# data of an unknown format) and the host
 # must notice it when it arrives, recover and keep the data right,
 # without a hang or a splat.
 #
@@ -76,6 +77,40 @@ sc_wrong_rkey() {
 	check "data still right" cmp -s "$BIG" "$RD"
 }
 
+# foreign-rkey: before answering a Read, the target RDMA-WRITEs a canary
+# with that Read's rkey through another queue of the controller (its admin
+# queue's QP), as a target that kept an rkey (say, one whose invalidation
+# failed or one of a cancelled command) could. An rkey must be good only on
+# the queue it was given on: the host's device refuses the WRITE with a
+# remote access error (each queue has its own protection domain), the
+# queue it came through fails, the host recovers and the read is retried.
+# With one protection domain for every queue of the device (before issue
+# 28 item 3) the WRITE was accepted.
+foreign_refused() {
+	grep -h '^hostile: foreign-rkey' "$TLOG" | sed 's/^/#   target: /'
+	grep -q '^hostile: foreign-rkey.*: refused' "$TLOG"
+}
+
+sc_foreign_rkey() {
+	local iopid rc
+
+	target_start foreign-rkey --trigger-lba "$TRIGGER_LBA" ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	check "pattern written before the read" write_pat
+	read_back &
+	iopid=$!
+	wait_for 20000 misbehaved 1 || fail "target misbehaved (state file)"
+	check "the device refused the rkey through another queue" foreign_refused
+	watch_recovery
+	bg_wait "$iopid" 60000
+	rc=$?
+	check "the read completes (dd rc $rc)" test "$rc" = 0
+	check "data right (no canary)" same_data
+	check "I/O works after recovery" read_back
+	check "data still right" same_data
+}
+
 # sc_cm_reject NAME TEXT: the CM REJECT of the admin queue: the connect
 # fails at once and the kernel's line has TEXT (the status by name, or the
 # RECFMT it does not know); the next connect (the target rejects once)
@@ -106,7 +141,7 @@ modprobe rdma_ucm 2>/dev/null || ksft_skip_all "no rdma_ucm module"
 why=$(python3 -B -c "import pyverbs.cmid" 2>&1) ||
 	ksft_skip_all "pyverbs missing (python3-pyverbs): ${why##*: }"
 ktap_header
-ktap_set_plan 13
+ktap_set_plan 14
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -123,6 +158,7 @@ run_scenario "inv-inline" io_scenario inv-inline "has no MR" write
 run_scenario "short-resp" io_scenario short-resp "response capsule of 8 bytes" read ""
 run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "early-cqe" sc_early early-cqe "response for CID 0x0 names no command"
+run_scenario "foreign-rkey" sc_foreign_rkey
 run_scenario "cm-reject" sc_cm_reject cm-reject "status 6 NO_RSC"
 run_scenario "cm-reject-recfmt" sc_cm_reject cm-reject-recfmt \
 	"REJECT private data with RECFMT 1"

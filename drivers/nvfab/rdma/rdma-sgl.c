@@ -157,13 +157,18 @@ static void nvfab_rdma_map_inline(struct nvfab_rdma_queue *queue,
 
 		sge->addr = sg_dma_address(sg);
 		sge->length = sg_dma_len(sg);
-		sge->lkey = queue->device->pd->local_dma_lkey;
+		sge->lkey = queue->pd->local_dma_lkey;
 	}
 	req->num_sge += req->nents;
 	nvfab_rdma_sgl_inline(req->req.cmd, queue->ctrl->ctrl.icdoff, len);
 }
 
-/* Undoes the DMA mapping of @req's data, by its provider for peer memory. */
+/*
+ * Undoes the DMA mapping of @req's data, by its provider for peer memory:
+ * the @req->sg_nents entries that were mapped, never the table's allocated
+ * size (@req->sgt.orig_nents), which reaches past the end mark when the
+ * block layer merged segments.
+ */
 static void nvfab_rdma_unmap_sgt(struct nvfab_rdma_device *dev,
 				 struct nvfab_rdma_request *req,
 				 struct request *rq)
@@ -171,7 +176,8 @@ static void nvfab_rdma_unmap_sgt(struct nvfab_rdma_device *dev,
 	if (unlikely(req->peer.prov))
 		nvfab_peer_unmap_sg(&req->peer, req->sgt.sgl);
 	else
-		ib_dma_unmap_sgtable_attrs(dev->dev, &req->sgt, rq_dma_dir(rq), 0);
+		ib_dma_unmap_sg(dev->dev, req->sgt.sgl, req->sg_nents,
+				rq_dma_dir(rq));
 }
 
 /**
@@ -209,14 +215,26 @@ int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 	}
 	len = blk_rq_payload_bytes(rq);
 
+	/*
+	 * The table is sized for the request's physical segments and keeps
+	 * that size in orig_nents, which sg_free_table_chained() needs;
+	 * blk_rq_map_sg() merges physically contiguous segments across bio
+	 * boundaries and may fill fewer entries, marking the last one. Only
+	 * those are mapped and unmapped.
+	 */
 	req->sgt.sgl = req->first_sgl;
 	ret = sg_alloc_table_chained(&req->sgt, blk_rq_nr_phys_segments(rq),
 				     req->first_sgl, NVFAB_RDMA_INLINE_SG_CNT);
 	if (ret)
 		return -ENOMEM;
-	req->sgt.nents = nvfab_rq_map_sg(rq, req->sgt.sgl);
+	req->sg_nents = nvfab_rq_map_sg(rq, req->sgt.sgl);
+	if (WARN_ON_ONCE(req->sg_nents <= 0 ||
+			 req->sg_nents > req->sgt.orig_nents)) {
+		ret = -EIO;
+		goto out_free_table;
+	}
 	ret = nvfab_peer_map_sg(&req->peer, &dev->peer_dma, req->sgt.sgl,
-				req->sgt.nents, rq_dma_dir(rq));
+				req->sg_nents, rq_dma_dir(rq));
 	if (unlikely(ret)) {
 		if (ret < 0) {
 			nvfab_ctrl_count_peer(&queue->ctrl->ctrl, ret, len);
@@ -224,16 +242,15 @@ int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 				ret = -EREMOTEIO;
 			goto out_free_table;
 		}
-		req->sgt.nents = ret;
 	} else {
-		ret = ib_dma_map_sgtable_attrs(dev->dev, &req->sgt,
-					       rq_dma_dir(rq), 0);
-		if (ret) {
+		ret = ib_dma_map_sg(dev->dev, req->sgt.sgl, req->sg_nents,
+				    rq_dma_dir(rq));
+		if (!ret) {
 			ret = -EIO;
 			goto out_free_table;
 		}
 	}
-	req->nents = req->sgt.nents;
+	req->nents = ret;
 
 	if (nvfab_rdma_use_inline(rq_data_dir(rq) == WRITE, len, req->nents,
 				  queue->inline_max, dev->num_inline_segments)) {
@@ -261,23 +278,49 @@ out_free_table:
 }
 
 /**
+ * nvfab_rdma_retire_mr() - take a request's MR out of use for good
+ * @queue: the queue the request was sent on
+ * @req: the request; its MR's rkey may still be valid
+ *
+ * The MR goes to @queue->retired_mrs, never back to the pool: the queue's
+ * stop (or the QP's destruction) deregisters it, and with it the rkey.
+ * Until then the rkey is good on nothing but @queue's QP (the queue's
+ * own PD), which has failed or is stopping whenever this is called.
+ *
+ * Context: any context.
+ * Return: true when @req held an MR.
+ */
+bool nvfab_rdma_retire_mr(struct nvfab_rdma_queue *queue,
+			  struct nvfab_rdma_request *req)
+{
+	struct ib_mr *mr = xchg(&req->mr, NULL);
+
+	if (!mr)
+		return false;
+	ib_mr_pool_put(queue->qp, &queue->retired_mrs, mr);
+	return true;
+}
+
+/**
  * nvfab_rdma_unmap_data() - undo nvfab_rdma_map_data()
  * @queue: the queue the request was sent on
  * @rq: the request, no longer in the target's hands
  *
- * Returns the MR to the pool (its rkey was invalidated, or the QP is
- * gone with it) and unmaps the data.
+ * Returns the MR to the pool, and unmaps the data. An MR still held here
+ * had its rkey invalidated (by the target's Send with Invalidate, checked,
+ * or by the host's LOCAL_INV, completed) or never registered: one whose
+ * rkey may be valid was retired by the queue's stop before the request
+ * could complete (nvfab_rdma_retire_mr()).
  *
  * Context: any context.
  */
 void nvfab_rdma_unmap_data(struct nvfab_rdma_queue *queue, struct request *rq)
 {
 	struct nvfab_rdma_request *req = blk_mq_rq_to_pdu(rq);
+	struct ib_mr *mr = xchg(&req->mr, NULL);
 
-	if (req->mr) {
-		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, req->mr);
-		req->mr = NULL;
-	}
+	if (mr)
+		ib_mr_pool_put(queue->qp, &queue->qp->rdma_mrs, mr);
 	if (!req->nents)
 		return;
 	nvfab_rdma_unmap_sgt(queue->device, req, rq);

@@ -5,9 +5,10 @@
  *
  * Each queue is one reliable-connected QP with its own CQ (softirq
  * completions; direct polling by blk_mq_ops.poll for poll queues),
- * connected by rdma-cm.c. The queues of a controller share one protection
- * domain per RDMA device (a small refcounted device list), and the tag
- * sets are placed on the device's NUMA node.
+ * connected by rdma-cm.c, and its own protection domain: an rkey is good
+ * only on the QP of the queue that gave it to the target, and on nothing
+ * once that QP has failed or stopped. The devices are kept in a small
+ * refcounted list, and the tag sets are placed on the device's NUMA node.
  *
  * A command is one SEND of its capsule (the SQE, then in-capsule data
  * from the request's pages), preceded for a keyed data block by the
@@ -16,7 +17,10 @@
  * posted, optionally invalidating the MR's rkey. A request completes when
  * the SEND's completion, the response and, for an MR not invalidated by
  * the target, the host's LOCAL_INV completion have all arrived (a
- * refcount); only then are its SQE and data buffers free again.
+ * refcount); only then are its SQE and data buffers free again. A request
+ * never completes while its MR's rkey may be valid: when the LOCAL_INV
+ * fails or is flushed, or the request is cancelled, the queue's stop
+ * deregisters the MR first (nvfab_rdma_retire_mrs()).
  *
  * The target is untrusted: a response shorter than a CQE, one whose CID
  * names no command in flight (nvfab_find_rq(): never sent, completed
@@ -63,7 +67,6 @@ static void nvfab_rdma_free_dev(struct kref *ref)
 
 	lockdep_assert_held(&nvfab_rdma_dev_mutex);
 	list_del(&dev->entry);
-	ib_dealloc_pd(dev->pd);
 	kfree_rcu(dev, rcu);
 }
 
@@ -74,7 +77,7 @@ static void nvfab_rdma_dev_put(struct nvfab_rdma_device *dev)
 	mutex_unlock(&nvfab_rdma_dev_mutex);
 }
 
-/* The PD of @ibdev, shared by every queue on it. */
+/* @ibdev's entry in the device list, shared by every queue on it. */
 static struct nvfab_rdma_device *nvfab_rdma_dev_get(struct ib_device *ibdev)
 {
 	struct nvfab_rdma_device *dev;
@@ -96,14 +99,6 @@ static struct nvfab_rdma_device *nvfab_rdma_dev_get(struct ib_device *ibdev)
 		goto out_unlock;
 	}
 	dev->dev = ibdev;
-	dev->pd = ib_alloc_pd(ibdev, 0);
-	if (IS_ERR(dev->pd)) {
-		struct ib_pd *pd = dev->pd;
-
-		kfree(dev);
-		dev = ERR_CAST(pd);
-		goto out_unlock;
-	}
 	kref_init(&dev->ref);
 	dev->num_inline_segments = min_t(u32, NVFAB_RDMA_MAX_INLINE_SEGS,
 					 ibdev->attrs.max_send_sge - 1);
@@ -269,7 +264,16 @@ static void nvfab_rdma_inv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct nvfab_rdma_request *req = container_of(wc->wr_cqe,
 					struct nvfab_rdma_request, inv_cqe);
 
-	nvfab_rdma_wc_ok(req->queue, wc, "local invalidate");
+	if (!nvfab_rdma_wc_ok(req->queue, wc, "local invalidate")) {
+		/*
+		 * The rkey may still be valid: the request keeps its last
+		 * reference until the queue's stop has deregistered the MR.
+		 * A failed or flushed work request means the QP is in the
+		 * error state, so the queue stops (error recovery).
+		 */
+		req->inv_failed = true;
+		return;
+	}
 	nvfab_rdma_put_req(req);
 }
 
@@ -279,7 +283,7 @@ static int nvfab_rdma_post_recv(struct nvfab_rdma_queue *queue,
 	struct ib_sge sge = {
 		.addr	= qe->dma,
 		.length	= sizeof(struct nvme_completion),
-		.lkey	= queue->device->pd->local_dma_lkey,
+		.lkey	= queue->pd->local_dma_lkey,
 	};
 	struct ib_recv_wr wr = {
 		.wr_cqe		= &qe->cqe,
@@ -481,12 +485,13 @@ static bool nvfab_rdma_poll_queue(struct nvfab_rdma_queue *queue)
 }
 
 /**
- * nvfab_rdma_create_qp() - create a queue's PD reference, CQ, QP and MRs
+ * nvfab_rdma_create_qp() - create a queue's PD, CQ, QP and MRs
  * @queue: the queue; its CM ID has a resolved route (and so a device)
  *
  * Sizes: @queue->queue_size receive buffers, 3 send work requests per
  * command (REG_MR, SEND, LOCAL_INV) plus one for the AER and one for the
- * drain, and one FRWR MR per command.
+ * drain, and one FRWR MR per command. The PD is the queue's own, so that
+ * the rkeys it hands out are good on its QP only.
  *
  * Context: process context; may sleep. Called with queue->queue_lock.
  * Return: 0; -EOPNOTSUPP when the device lacks FRWR; -ENOMEM; an errno of
@@ -506,6 +511,12 @@ int nvfab_rdma_create_qp(struct nvfab_rdma_queue *queue)
 		queue->device = NULL;
 		return ret;
 	}
+	queue->pd = ib_alloc_pd(ibdev, 0);
+	if (IS_ERR(queue->pd)) {
+		ret = PTR_ERR(queue->pd);
+		queue->pd = NULL;
+		goto out_put_dev;
+	}
 	send_wr = queue->queue_size * NVFAB_RDMA_WR_PER_CMD + 2;
 	recv_wr = queue->queue_size + 1;
 	queue->poll = queue->qid && nvfab_rdma_poll_queue(queue);
@@ -516,7 +527,7 @@ int nvfab_rdma_create_qp(struct nvfab_rdma_queue *queue)
 	if (IS_ERR(queue->cq)) {
 		ret = PTR_ERR(queue->cq);
 		queue->cq = NULL;
-		goto out_put_dev;
+		goto out_dealloc_pd;
 	}
 
 	attr.event_handler = nvfab_rdma_qp_event;
@@ -529,7 +540,7 @@ int nvfab_rdma_create_qp(struct nvfab_rdma_queue *queue)
 	attr.qp_type = IB_QPT_RC;
 	attr.send_cq = queue->cq;
 	attr.recv_cq = queue->cq;
-	ret = rdma_create_qp(queue->cm_id, queue->device->pd, &attr);
+	ret = rdma_create_qp(queue->cm_id, queue->pd, &attr);
 	if (ret) {
 		dev_err(ctrl->device, "queue %d: creating the QP failed: %d\n",
 			queue->qid, ret);
@@ -572,6 +583,9 @@ out_destroy_qp:
 out_free_cq:
 	ib_free_cq(queue->cq);
 	queue->cq = NULL;
+out_dealloc_pd:
+	ib_dealloc_pd(queue->pd);
+	queue->pd = NULL;
 out_put_dev:
 	nvfab_rdma_dev_put(queue->device);
 	queue->device = NULL;
@@ -591,11 +605,14 @@ void nvfab_rdma_destroy_qp(struct nvfab_rdma_queue *queue)
 	if (!queue->qid)
 		RCU_INIT_POINTER(queue->ctrl->peer_dev, NULL);
 	ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
+	ib_mr_pool_destroy(queue->qp, &queue->retired_mrs);
 	ib_destroy_qp(queue->qp);
 	queue->qp = NULL;
 	nvfab_rdma_free_rsp_ring(queue);
 	ib_free_cq(queue->cq);
 	queue->cq = NULL;
+	ib_dealloc_pd(queue->pd);
+	queue->pd = NULL;
 	nvfab_rdma_dev_put(queue->device);
 	queue->device = NULL;
 }
@@ -631,6 +648,63 @@ static void nvfab_rdma_fail_queue_work(struct work_struct *work)
 	else if (ctrl->tagset_live)
 		blk_mq_tagset_busy_iter(&ctrl->tagset,
 					nvfab_rdma_cancel_queue_rq, queue);
+}
+
+/* The tag set whose requests go out on @queue, or NULL when it is gone. */
+static struct blk_mq_tag_set *nvfab_rdma_tagset(struct nvfab_rdma_queue *queue)
+{
+	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
+
+	if (!queue->qid)
+		return ctrl->admin_tagset_live ? &ctrl->admin_tagset : NULL;
+	return READ_ONCE(ctrl->tagset_live) ? &ctrl->tagset : NULL;
+}
+
+static bool nvfab_rdma_retire_rq_mr(struct request *rq, void *data)
+{
+	struct nvfab_rdma_request *req = blk_mq_rq_to_pdu(rq);
+	struct nvfab_rdma_queue *queue = data;
+
+	if (req->queue == queue)
+		nvfab_rdma_retire_mr(queue, req);
+	return true;
+}
+
+static bool nvfab_rdma_complete_inv_failed(struct request *rq, void *data)
+{
+	struct nvfab_rdma_request *req = blk_mq_rq_to_pdu(rq);
+
+	if (req->queue == data && req->inv_failed) {
+		req->inv_failed = false;
+		nvfab_rdma_put_req(req);
+	}
+	return true;
+}
+
+/*
+ * Called by the stop of a queue once its QP is drained (no work request
+ * of it is left, no completion handler runs): every request still in
+ * flight on the queue holds its MR with an rkey that may be valid (no
+ * response, or its LOCAL_INV failed or was flushed). Deregister those
+ * MRs, so that the rkeys die before any of these requests completes and
+ * gives its pages back, then complete the requests whose response had
+ * arrived and that waited only for their invalidation. The others are
+ * cancelled by the caller of the stop.
+ */
+static void nvfab_rdma_retire_mrs(struct nvfab_rdma_queue *queue)
+{
+	struct blk_mq_tag_set *set = nvfab_rdma_tagset(queue);
+
+	if (set)
+		blk_mq_tagset_busy_iter(set, nvfab_rdma_retire_rq_mr, queue);
+	if (!list_empty(&queue->retired_mrs))
+		dev_dbg(queue->ctrl->ctrl.device,
+			"queue %d: deregistering the MRs of requests in flight\n",
+			queue->qid);
+	ib_mr_pool_destroy(queue->qp, &queue->retired_mrs);
+	if (set)
+		blk_mq_tagset_busy_iter(set, nvfab_rdma_complete_inv_failed,
+					queue);
 }
 
 /* Transfer limits of the device, for the core's queue limits. */
@@ -680,7 +754,10 @@ static int nvfab_rdma_start_queue(struct nvfab_ctrl *ctrl, int qid)
 		nvfab_rdma_set_limits(rctrl, queue->device);
 	}
 	set_bit(NVFAB_RDMA_Q_ALLOCATED, &queue->flags);
+	/* a poller that sees the queue live sees its CQ */
+	spin_lock(&queue->poll_lock);
 	set_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
+	spin_unlock(&queue->poll_lock);
 	mutex_unlock(&queue->queue_lock);
 	return 0;
 
@@ -697,12 +774,22 @@ out_unlock:
 static void nvfab_rdma_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 {
 	struct nvfab_rdma_queue *queue = &to_rdma_ctrl(ctrl)->queues[qid];
+	bool live;
 
 	mutex_lock(&queue->queue_lock);
-	if (test_and_clear_bit(NVFAB_RDMA_Q_LIVE, &queue->flags)) {
+	/*
+	 * Under poll_lock: once it is released, no blk_mq_ops.poll reaps the
+	 * CQ until the queue is started again (with a new CQ); the CQ may be
+	 * freed as soon as this returns.
+	 */
+	spin_lock(&queue->poll_lock);
+	live = test_and_clear_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
+	spin_unlock(&queue->poll_lock);
+	if (live) {
 		rdma_disconnect(queue->cm_id);
 		/* every posted work request completes (flushed) before this returns */
 		ib_drain_qp(queue->qp);
+		nvfab_rdma_retire_mrs(queue);
 	}
 	mutex_unlock(&queue->queue_lock);
 }
@@ -752,6 +839,7 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	bool live = test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
 	struct ib_device *ibdev;
 	struct ib_send_wr wr = { }, *first = &wr;
+	const struct ib_send_wr *bad_wr = NULL;
 	blk_status_t sts;
 	int ret;
 
@@ -767,6 +855,7 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->status = 0;
 	memset(&req->result, 0, sizeof(req->result));
 	refcount_set(&req->ref, 2);	/* the SEND and the response */
+	req->inv_failed = false;
 
 	ret = nvfab_rdma_map_data(queue, rq, &first);
 	if (ret) {
@@ -787,7 +876,7 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	req->sqe_mapped = true;
 	req->sge[0].addr = req->sqe.dma;
 	req->sge[0].length = sizeof(struct nvme_command);
-	req->sge[0].lkey = queue->device->pd->local_dma_lkey;
+	req->sge[0].lkey = queue->pd->local_dma_lkey;
 
 	req->sqe.cqe.done = nvfab_rdma_send_done;
 	wr.wr_cqe = &req->sqe.cqe;
@@ -797,10 +886,17 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	wr.send_flags = IB_SEND_SIGNALED;
 
 	nvfab_start_request(rq);
-	ret = ib_post_send(queue->qp, first, NULL);
+	ret = ib_post_send(queue->qp, first, &bad_wr);
 	if (ret) {
 		nvfab_rdma_queue_error(queue, "posting the command capsule failed: %d",
 				       ret);
+		/*
+		 * The REG_MR went out, the SEND did not: the rkey may become
+		 * valid. The request stays in flight until the queue's stop
+		 * (the error above) deregisters its MR and cancels it.
+		 */
+		if (req->mr && bad_wr != &req->reg_wr.wr)
+			return BLK_STS_OK;
 		nvfab_rdma_unmap_req(req);
 		sts = BLK_STS_IOERR;
 		goto out_cleanup;
@@ -818,14 +914,25 @@ static void nvfab_rdma_complete_rq(struct request *rq)
 	nvfab_complete_rq(rq);
 }
 
-/* blk_mq_ops.poll of HCTX_TYPE_POLL queues: their CQs are IB_POLL_DIRECT. */
+/*
+ * blk_mq_ops.poll of HCTX_TYPE_POLL queues: their CQs are IB_POLL_DIRECT.
+ * blk-mq polls a quiesced queue too, so poll may run while the queue is
+ * stopped and freed: it reaps the CQ only under poll_lock with the queue
+ * live, which stop clears under the same lock before it drains the QP and
+ * before free destroys the CQ. A poller that finds the lock taken returns:
+ * another one reaps the CQ, or the queue is stopping.
+ */
 static int nvfab_rdma_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 {
 	struct nvfab_rdma_queue *queue = hctx->driver_data;
+	int n = 0;
 
-	if (!test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags) || !queue->poll)
+	if (!spin_trylock(&queue->poll_lock))
 		return 0;
-	return ib_process_cq_direct(queue->cq, -1);
+	if (queue->poll && test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
+		n = ib_process_cq_direct(queue->cq, -1);
+	spin_unlock(&queue->poll_lock);
+	return n;
 }
 
 static enum blk_eh_timer_return nvfab_rdma_timeout(struct request *rq)
@@ -945,7 +1052,7 @@ static void nvfab_rdma_submit_async_event(struct nvfab_ctrl *ctrl)
 
 	sge.addr = qe->dma;
 	sge.length = sizeof(*c);
-	sge.lkey = queue->device->pd->local_dma_lkey;
+	sge.lkey = queue->pd->local_dma_lkey;
 	wr.wr_cqe = &qe->cqe;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -1092,6 +1199,8 @@ static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
 	}
 	for (i = 0; i < rctrl->nr_queues; i++) {
 		mutex_init(&rctrl->queues[i].queue_lock);
+		spin_lock_init(&rctrl->queues[i].poll_lock);
+		INIT_LIST_HEAD(&rctrl->queues[i].retired_mrs);
 		INIT_WORK(&rctrl->queues[i].fail_work,
 			  nvfab_rdma_fail_queue_work);
 		rctrl->queues[i].ctrl = rctrl;

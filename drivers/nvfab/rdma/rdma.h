@@ -29,11 +29,10 @@
 #define NVFAB_RDMA_CM_TIMEOUT_MS	3000
 
 /**
- * struct nvfab_rdma_device - a protection domain on one RDMA device
+ * struct nvfab_rdma_device - an RDMA device the queues run on
  * @ref:	one per queue using it
  * @entry:	in the module's device list
  * @dev:	the RDMA device
- * @pd:		the protection domain shared by the queues on @dev
  * @num_inline_segments: send SGEs usable for in-capsule data
  * @max_fr_pages: pages one FRWR registration may map
  * @peer_dma:	@dev as nvfab-peermem's providers see it
@@ -45,7 +44,6 @@ struct nvfab_rdma_device {
 	struct kref			ref;
 	struct list_head		entry;
 	struct ib_device		*dev;
-	struct ib_pd			*pd;
 	u32				num_inline_segments;
 	u32				max_fr_pages;
 	struct nvfab_peer_dma_dev	peer_dma;
@@ -83,10 +81,16 @@ struct nvfab_rdma_ctrl;
  * @cm_done:	completed by the CM handler when the step waited for ends
  * @cm_error:	result of the last CM step (0 or a negative errno)
  * @cm_step:	the CM event the waiting step expects
- * @device:	the device and PD the queue runs on
+ * @device:	the device the queue runs on
+ * @pd:		the queue's own protection domain: the rkeys of its MRs are
+ *		good on @qp only, and on nothing once @qp has failed
  * @qp:		the RC queue pair (@cm_id->qp)
  * @cq:		its completion queue
  * @poll:	@cq is polled by blk_mq_ops.poll (IB_POLL_DIRECT)
+ * @poll_lock:	held by blk_mq_ops.poll while it reaps @cq, and by start
+ *		and stop while they set and clear NVFAB_RDMA_Q_LIVE
+ * @retired_mrs: MRs taken from requests whose rkey may still be valid,
+ *		deregistered (never reused) when the queue stops
  * @rsp_ring:	@queue_size receive buffers of one CQE each
  * @inline_max:	bytes of in-capsule data a write may carry (0: none)
  */
@@ -102,9 +106,12 @@ struct nvfab_rdma_queue {
 	int				cm_error;
 	enum rdma_cm_event_type		cm_step;
 	struct nvfab_rdma_device	*device;
+	struct ib_pd			*pd;
 	struct ib_qp			*qp;
 	struct ib_cq			*cq;
 	bool				poll;
+	spinlock_t			poll_lock;	/* see above */
+	struct list_head		retired_mrs;
 	struct nvfab_rdma_qe		*rsp_ring;
 	u32				inline_max;
 };
@@ -123,12 +130,19 @@ struct nvfab_rdma_queue {
  * @status:	status of that response
  * @result:	result of that response
  * @queue:	the queue the request was sent on
- * @mr:		the FRWR MR of a keyed data block, or NULL
+ * @mr:		the FRWR MR of a keyed data block, or NULL; set while its
+ *		rkey may be valid and until it returns to the pool (xchg():
+ *		the queue's stop may retire it while the request completes)
+ * @inv_failed:	the LOCAL_INV of @mr failed or was flushed: the request
+ *		waits for the queue's stop, which deregisters @mr
  * @reg_wr:	the REG_MR work request of @mr
  * @reg_cqe:	completion of the REG_MR work request
  * @inv_cqe:	completion of the LOCAL_INV work request
- * @sgt:	the data's scatterlist
- * @nents:	mapped entries of @sgt (0: no data mapped)
+ * @sgt:	the data's scatterlist, allocated for the request's physical
+ *		segments (its orig_nents, which freeing it needs)
+ * @sg_nents:	entries of @sgt that blk_rq_map_sg() filled (at most
+ *		its orig_nents): the DMA mapping covers exactly these
+ * @nents:	DMA segments the mapping made of them (0: no data mapped)
  * @peer:	@sgt's mapping when a peer-memory provider made it
  * @first_sgl:	the first entries of @sgt, chained from there
  */
@@ -144,10 +158,12 @@ struct nvfab_rdma_request {
 	union nvme_result		result;
 	struct nvfab_rdma_queue		*queue;
 	struct ib_mr			*mr;
+	bool				inv_failed;
 	struct ib_reg_wr		reg_wr;
 	struct ib_cqe			reg_cqe;
 	struct ib_cqe			inv_cqe;
 	struct sg_table			sgt;
+	int				sg_nents;
 	int				nents;
 	struct nvfab_peer_map		peer;
 	struct scatterlist		first_sgl[NVFAB_RDMA_INLINE_SG_CNT];
@@ -200,6 +216,8 @@ void nvfab_rdma_queue_error(struct nvfab_rdma_queue *queue, const char *fmt,
 int nvfab_rdma_map_data(struct nvfab_rdma_queue *queue, struct request *rq,
 			struct ib_send_wr **first);
 void nvfab_rdma_unmap_data(struct nvfab_rdma_queue *queue, struct request *rq);
+bool nvfab_rdma_retire_mr(struct nvfab_rdma_queue *queue,
+			  struct nvfab_rdma_request *req);
 
 /* Pure helpers, reached by the KUnit suite nvfab_rdma. */
 void nvfab_rdma_cm_req_init(struct nvme_rdma_cm_req *priv, u16 qid,

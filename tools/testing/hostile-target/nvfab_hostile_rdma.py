@@ -76,6 +76,10 @@ SCENARIOS = {
     "early-cqe": "right after accepting the admin queue's CM request, "
                  "before any command, send a response capsule for CID 0 "
                  "(--count connections)",
+    "foreign-rkey": "before answering a Read, RDMA WRITE a canary with "
+                    "its rkey through another queue of the controller (the "
+                    "admin queue's QP); the state counts once the device "
+                    "answered, and the log says accepted or refused",
     "cm-reject": "reject the CM request of the admin queue (REJECT "
                  "private data: RECFMT 0, STS 6, no resources)",
     "cm-reject-recfmt": "reject the CM request of the admin queue with "
@@ -99,6 +103,8 @@ CM_DEV = "/dev/infiniband/rdma_cm"
 WR_RECV_BASE = 0
 WR_SEND_BASE = 1 << 20
 WR_RDMA = 1 << 30
+WR_FOREIGN = (1 << 30) + 1
+CANARY = b"\xa5" * 4096
 
 
 class RdmaQueue(ht.Connection):
@@ -125,6 +131,8 @@ class RdmaQueue(ht.Connection):
         self.rsp_mr = MR(pd, CQE_LEN * self.rsp_slots,
                          e.IBV_ACCESS_LOCAL_WRITE)
         self.data_mr = MR(pd, MAX_DATA, e.IBV_ACCESS_LOCAL_WRITE)
+        self.canary_mr = MR(pd, len(CANARY), e.IBV_ACCESS_LOCAL_WRITE)
+        self.canary_mr.write(CANARY, len(CANARY), 0)
         for state in (e.IBV_QPS_INIT, e.IBV_QPS_RTR, e.IBV_QPS_RTS):
             attr, mask = cmid.init_qp_attr(state)
             self.qp.modify(attr, mask)
@@ -170,6 +178,35 @@ class RdmaQueue(ht.Connection):
             self.qp.post_send(wr)
         self.wait_for(WR_RDMA)
 
+    def post_foreign(self, length, addr, rkey):
+        """RDMA WRITE of @length canary bytes with another queue's @rkey
+        through this queue's QP; its completion is reaped by this
+        queue's thread (poll()), which reports it to the target."""
+        sge = SGE(self.canary_mr.buf, length, self.canary_mr.lkey)
+        wr = SendWR(wr_id=WR_FOREIGN, opcode=e.IBV_WR_RDMA_WRITE,
+                    num_sge=1, sg=[sge], send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_rdma(rkey, addr)
+        with self.send_lock:
+            self.qp.post_send(wr)
+
+    def foreign_write(self, cmd):
+        """The foreign-rkey scenario: a canary WRITE with @cmd's rkey
+        through the admin queue of this controller. Returns the status of
+        its work completion, or None when there was no such queue or no
+        completion within 5 s."""
+        with self.target.lock:
+            other = [q for q in self.target.conns
+                     if q is not self and q.alive and q.qid == 0 and
+                     q.ctrl is self.ctrl]
+        if not other:
+            return None
+        self.target.foreign_done.clear()
+        other[0].post_foreign(min(cmd.sgl_len, len(CANARY)), cmd.sgl_addr,
+                              cmd.rkey)
+        if not self.target.foreign_done.wait(5):
+            return None
+        return self.target.foreign_status
+
     def poll(self, wait):
         """Poll the CQ once; sleep up to @wait s if it was empty. Raises
         EOFError when the queue is dead."""
@@ -180,6 +217,9 @@ class RdmaQueue(ht.Connection):
             time.sleep(wait)
             return []
         for wc in wcs:
+            if wc.wr_id == WR_FOREIGN:
+                self.target.foreign_status = wc.status
+                self.target.foreign_done.set()
             if wc.status != e.IBV_WC_SUCCESS:
                 if wc.status != e.IBV_WC_WR_FLUSH_ERR:
                     ht.log("target: queue %s: work request 0x%x failed: "
@@ -293,6 +333,14 @@ class RdmaQueue(ht.Connection):
         where = "CID 0x%x (queue %s, LBA %d+%d)" % (cmd.cid, self.qid,
                                                     cmd.slba, cmd.nlb)
         io = self.qid and cmd.opcode in (ht.IO_READ, ht.IO_WRITE)
+        if io and cmd.opcode == ht.IO_READ and not comp.status and \
+                sc.take("foreign-rkey", cmd=cmd):
+            st = self.foreign_write(cmd)
+            sc.record("foreign-rkey %s: RDMA WRITE with its rkey 0x%x "
+                      "through the admin queue: %s" %
+                      (where, cmd.rkey, "no completion" if st is None else
+                       "accepted" if st == e.IBV_WC_SUCCESS else
+                       "refused, status %d" % st))
         if not comp.status and cmd.reads():
             data = (comp.data or b"")[:cmd.sgl_len]
             data += bytes(cmd.sgl_len - len(data))
@@ -408,6 +456,8 @@ class RdmaTarget(ht.Target):
         self.conns = set()               # the queues
         self.listener = None
         self.ids = []                    # CM IDs kept until the end
+        self.foreign_done = threading.Event()   # foreign-rkey's WRITE
+        self.foreign_status = None
 
     @staticmethod
     def _cm_fds():
