@@ -642,7 +642,7 @@ static void nvfab_rdma_fail_queue_work(struct work_struct *work)
 	int qid = queue->qid;
 
 	nvfab_rdma_stop_queue(ctrl, qid);
-	if (!qid)
+	if (!qid && ctrl->admin_tagset_live)
 		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
 					nvfab_rdma_cancel_queue_rq, queue);
 	else if (ctrl->tagset_live)
@@ -786,6 +786,15 @@ static void nvfab_rdma_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 	live = test_and_clear_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
 	spin_unlock(&queue->poll_lock);
 	if (live) {
+		/*
+		 * A sender that saw the queue live (->queue_rq, the AER) posts
+		 * inside an RCU read-side section: wait for it, so that nothing
+		 * is posted after the drain below. Its work request would
+		 * complete (flushed) after the stop, for a request the caller
+		 * cancels and reuses. The caller need not have quiesced the
+		 * queue (fail_work, the timeout handler).
+		 */
+		synchronize_rcu();
 		rdma_disconnect(queue->cm_id);
 		/* every posted work request completes (flushed) before this returns */
 		ib_drain_qp(queue->qp);
@@ -1038,9 +1047,11 @@ static void nvfab_rdma_submit_async_event(struct nvfab_ctrl *ctrl)
 	struct ib_send_wr wr = { };
 	struct ib_device *ibdev;
 
+	/* the check and the post in one RCU section: see stop_queue */
+	rcu_read_lock();
 	if (!test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags) ||
 	    READ_ONCE(rctrl->aer_outstanding))
-		return;
+		goto out_unlock;
 	ibdev = queue->device->dev;
 	ib_dma_sync_single_for_cpu(ibdev, qe->dma, sizeof(*c), DMA_TO_DEVICE);
 	memset(c, 0, sizeof(*c));
@@ -1063,6 +1074,8 @@ static void nvfab_rdma_submit_async_event(struct nvfab_ctrl *ctrl)
 		WRITE_ONCE(rctrl->aer_outstanding, false);
 		nvfab_rdma_queue_error(queue, "posting the AER failed");
 	}
+out_unlock:
+	rcu_read_unlock();
 }
 
 static int nvfab_rdma_get_address(struct nvfab_ctrl *ctrl, char *buf, int size)
@@ -1081,7 +1094,14 @@ static int nvfab_rdma_get_address(struct nvfab_ctrl *ctrl, char *buf, int size)
 static void nvfab_rdma_free_ctrl(struct nvfab_ctrl *ctrl)
 {
 	struct nvfab_rdma_ctrl *rctrl = to_rdma_ctrl(ctrl);
+	unsigned int i;
 
+	/*
+	 * A queue that failed while it started is never freed by the core:
+	 * its fail_work may still be queued.
+	 */
+	for (i = 0; i < rctrl->nr_queues; i++)
+		cancel_work_sync(&rctrl->queues[i].fail_work);
 	mutex_lock(&nvfab_rdma_ctrl_mutex);
 	list_del(&rctrl->list);
 	mutex_unlock(&nvfab_rdma_ctrl_mutex);
@@ -1113,6 +1133,7 @@ static const struct nvfab_ctrl_ops nvfab_rdma_ctrl_ops = {
 	.admin_mq_ops		= &nvfab_rdma_admin_mq_ops,
 	.io_mq_ops		= &nvfab_rdma_mq_ops,
 	.cmd_size		= sizeof(struct nvfab_rdma_request),
+	/* ->queue_rq runs under RCU, which nvfab_rdma_stop_queue() waits on */
 	.blocking		= false,
 	.start_queue		= nvfab_rdma_start_queue,
 	.stop_queue		= nvfab_rdma_stop_queue,

@@ -601,7 +601,7 @@ static void nvfab_tcp_fail_queue_work(struct work_struct *work)
 	int qid = queue->qid;
 
 	nvfab_tcp_stop_queue(ctrl, qid);
-	if (!qid)
+	if (!qid && ctrl->admin_tagset_live)
 		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
 					nvfab_tcp_cancel_queue_rq, queue);
 	else if (ctrl->tagset_live)
@@ -1884,7 +1884,14 @@ static int nvfab_tcp_get_address(struct nvfab_ctrl *ctrl, char *buf, int size)
 static void nvfab_tcp_free_ctrl(struct nvfab_ctrl *ctrl)
 {
 	struct nvfab_tcp_ctrl *tctrl = to_tcp_ctrl(ctrl);
+	unsigned int i;
 
+	/*
+	 * A queue that failed while it started is never freed by the core:
+	 * its fail_work may still be queued.
+	 */
+	for (i = 0; i < tctrl->nr_queues; i++)
+		cancel_work_sync(&tctrl->queues[i].fail_work);
 	mutex_lock(&nvfab_tcp_ctrl_mutex);
 	list_del(&tctrl->list);
 	mutex_unlock(&nvfab_tcp_ctrl_mutex);

@@ -156,7 +156,26 @@ for cat in KASAN lockdep WARN BUG Oops panic hung-task kmemleak RCU-stall; do
 	failed=$((failed + 1))
 	n=$(wc -l <<<"$hits")
 	report+=("FAIL: $cat: $n line(s) in the guest log, first ones:"$'\n'"$(head -n 10 <<<"$hits" | sed 's/^/    /')")
+	first=$(grep -a -n -m1 -F -- "$(head -n 1 <<<"$hits")" "$klines" | cut -d: -f1 || true)
+	if [ -n "$first" ] && { [ -z "${splat_first:-}" ] || [ "$first" -lt "$splat_first" ]; }; then
+		splat_first=$first
+	fi
 done
+
+# The first splat in brief: where it hit, its call chain, and what the
+# selftests were doing. CI keeps only part of the output, and the console
+# log of its clone is gone after the run.
+if [ -n "${splat_first:-}" ]; then
+	trace=$(tail -n +"$splat_first" "$klines" | head -n 80 |
+		grep -a -E 'RIP: |Workqueue: |Comm: | [a-z_][a-zA-Z0-9_.]*\+0x[0-9a-f]+/0x[0-9a-f]+' |
+		sed -E 's/^\[ *[0-9.]+\] *//; s/^ +//' | grep -a -v '^? ' |
+		head -n 20 | paste -s -d '|' - |
+		sed 's/|/ <- /g')
+	report+=("first splat (console line $splat_first): ${trace:-no RIP or call trace in the log}")
+	if [ -f "$out/selftests.ktap" ]; then
+		report+=("selftests were at: $(grep -a -E '^ *(ok|not ok|# )' "$out/selftests.ktap" | tail -n 3 | sed 's/^ *//' | paste -s -d '|' - | sed 's/|/ ; /g')")
+	fi
+fi
 
 if [ -e "$out/console.boot1.log" ]; then
 	report+=("note: the kernel reported a splat while booting, before init ran anything of nvfab; the results come from a second boot (first boot: $out/console.boot1.log)")
