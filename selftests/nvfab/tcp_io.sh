@@ -10,6 +10,7 @@ set -u
 . "$(dirname "$0")/tcp_lib.sh"
 
 LOOPS=${NVFAB_CONNECT_LOOPS:-5}
+RACE_ROUNDS=${NVFAB_RACE_ROUNDS:-50}
 FIO_RUNTIME=${NVFAB_FIO_RUNTIME:-6}
 
 trap nvfab_tcp_cleanup EXIT
@@ -164,6 +165,38 @@ for ((i = 0; i < LOOPS; i++)); do
 	nvfab_delete_all || { ok=0; ktap_diag "disconnect $i failed"; break; }
 done
 ktap_check "$LOOPS connect/disconnect rounds" test "$ok" = 1
+
+# Two connects to one path at once: one controller, the other refused
+# with EALREADY. The check for a controller on the path and the listing
+# of the new one are one critical section; when they were not, both
+# could pass the check and connect. RACE_ROUNDS rounds, each a pair of
+# writers started together.
+race_round() {
+	local d1 d2 e1 e2 p1 p2 r1=0 r2=0
+	d1=$(mktemp) d2=$(mktemp)
+	fabrics_write "$path1_opts" >"$d1" &
+	p1=$!
+	fabrics_write "$path1_opts" >"$d2" &
+	p2=$!
+	wait "$p1" || r1=1
+	wait "$p2" || r2=1
+	e1=$(cat "$d1") e2=$(cat "$d2")
+	rm -f "$d1" "$d2"
+	if [ "$r1$r2" != 01 ] && [ "$r1$r2" != 10 ]; then
+		ktap_diag "race $i: exit statuses $r1 $r2, $(nvfab_ctrl_count) controllers: $e1 $e2"
+		return 1
+	fi
+	[[ "$e1$e2" == *"already in progress"* ]] ||
+		{ ktap_diag "race $i: the refusal says: $e1$e2"; return 1; }
+	test_ctrl_count 1 || { ktap_diag "race $i: $(nvfab_ctrl_count) controllers"; return 1; }
+	nvfab_delete_all
+}
+ok=1
+for ((i = 0; i < RACE_ROUNDS; i++)); do
+	race_round || { ok=0; nvfab_delete_all; break; }
+done
+ktap_check "two connects to one path at once, $RACE_ROUNDS times: one controller, one EALREADY" \
+	test "$ok" = 1
 ktap_check "no controller left, refcnt 0" \
 	test "$(nvfab_ctrl_count)/$(nvfab_refcnt nvfab-tcp)" = "0/0"
 ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core

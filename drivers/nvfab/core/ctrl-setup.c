@@ -647,10 +647,17 @@ void nvfab_stop_ctrl(struct nvfab_ctrl *ctrl)
  * nvfab_start_new_ctrl() - connect a controller for the first time
  * @ctrl: a controller set up by nvfab_init_ctrl()
  *
+ * On success the caller holds a reference to the controller, taken before
+ * it could go live: once live, a delete (sysfs, rmmod of the transport)
+ * drops the controller's own reference at any time, so a caller that
+ * still reads it after this returns needs one of its own. The transport
+ * passes it on from its create_ctrl (struct nvfab_transport_ops).
+ *
  * Context: may sleep for the whole connect sequence.
- * Return: 0 when the controller is live; a negative errno, or the
- * positive NVMe status of the command that failed turned into -EIO. On
- * failure nothing is left set up but what nvfab_init_ctrl() did.
+ * Return: 0 when the controller is live, with a reference for the caller
+ * (nvfab_put_ctrl()); a negative errno, or the positive NVMe status of the
+ * command that failed turned into -EIO. On failure nothing is left set up
+ * but what nvfab_init_ctrl() did, and no reference is taken.
  */
 int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
 {
@@ -658,19 +665,27 @@ int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
 
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
 		return -EBUSY;
+	get_device(ctrl->device);	/* the caller's */
 	ret = nvfab_setup_ctrl(ctrl, true);
-	if (ret)
-		return ret < 0 ? ret : -EIO;
+	if (ret) {
+		ret = ret < 0 ? ret : -EIO;
+		goto out_put;
+	}
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE)) {
 		/* nothing else moves a controller out of its first connect */
 		dev_err(ctrl->device, "state %s after the first connect\n",
 			nvfab_ctrl_state_name(nvfab_ctrl_state(ctrl)));
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_put;
 	}
 	dev_info(ctrl->device, "new ctrl: NQN \"%s\", addr %s, %u I/O queues\n",
 		 ctrl->subsysnqn, ctrl->opts->traddr ? ctrl->opts->traddr : "",
 		 ctrl->queue_count - 1);
 	nvfab_start_ctrl(ctrl);
 	return 0;
+
+out_put:
+	put_device(ctrl->device);
+	return ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_start_new_ctrl);

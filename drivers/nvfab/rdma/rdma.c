@@ -1145,13 +1145,16 @@ static const struct nvfab_ctrl_ops nvfab_rdma_ctrl_ops = {
 	.supports_peer_mem	= true,
 };
 
-/* A live controller on the same path (nvfab_opts_same_path())? */
+/*
+ * A controller not being deleted on the same path (nvfab_opts_same_path())?
+ * Called with nvfab_rdma_ctrl_mutex held.
+ */
 static bool nvfab_rdma_existing(struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_rdma_ctrl *rctrl;
 	bool found = false;
 
-	mutex_lock(&nvfab_rdma_ctrl_mutex);
+	lockdep_assert_held(&nvfab_rdma_ctrl_mutex);
 	list_for_each_entry(rctrl, &nvfab_rdma_ctrl_list, list) {
 		if (nvfab_opts_same_path(rctrl->ctrl.opts, opts,
 					 NVFAB_RDMA_PORT) &&
@@ -1160,8 +1163,20 @@ static bool nvfab_rdma_existing(struct nvfab_ctrl_options *opts)
 			break;
 		}
 	}
-	mutex_unlock(&nvfab_rdma_ctrl_mutex);
 	return found;
+}
+
+/*
+ * -EALREADY, logged, when @opts asks for a path that has a controller and
+ * not for duplicate_connect; 0 otherwise. Called with nvfab_rdma_ctrl_mutex.
+ */
+static int nvfab_rdma_duplicate(struct nvfab_ctrl_options *opts)
+{
+	if (opts->duplicate_connect || !nvfab_rdma_existing(opts))
+		return 0;
+	pr_err("already connected to %s at %s (use duplicate_connect)\n",
+	       opts->subsysnqn, opts->traddr);
+	return -EALREADY;
 }
 
 static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
@@ -1172,11 +1187,12 @@ static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
 	unsigned int i;
 	int ret;
 
-	if (!opts->duplicate_connect && nvfab_rdma_existing(opts)) {
-		pr_err("already connected to %s at %s (use duplicate_connect)\n",
-		       opts->subsysnqn, opts->traddr);
-		return ERR_PTR(-EALREADY);
-	}
+	/* the common case, refused before a device appears */
+	mutex_lock(&nvfab_rdma_ctrl_mutex);
+	ret = nvfab_rdma_duplicate(opts);
+	mutex_unlock(&nvfab_rdma_ctrl_mutex);
+	if (ret)
+		return ERR_PTR(ret);
 	if (opts->queue_size > NVME_RDMA_MAX_QUEUE_SIZE) {
 		pr_warn("queue_size %zu above %u, using %u\n",
 			opts->queue_size, NVME_RDMA_MAX_QUEUE_SIZE,
@@ -1232,9 +1248,21 @@ static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
 	if (ret)
 		goto out_free_queues;
 
+	/*
+	 * Checked again where the controller is listed, in one critical
+	 * section: of two connects to one path at once, one is refused.
+	 */
 	mutex_lock(&nvfab_rdma_ctrl_mutex);
-	list_add_tail(&rctrl->list, &nvfab_rdma_ctrl_list);
+	ret = nvfab_rdma_duplicate(opts);
+	if (!ret)
+		list_add_tail(&rctrl->list, &nvfab_rdma_ctrl_list);
 	mutex_unlock(&nvfab_rdma_ctrl_mutex);
+	if (ret) {
+		nvfab_uninit_ctrl(&rctrl->ctrl);
+		rctrl->ctrl.opts = NULL;	/* the caller's */
+		nvfab_put_ctrl(&rctrl->ctrl);
+		return ERR_PTR(ret);
+	}
 
 	ret = nvfab_start_new_ctrl(&rctrl->ctrl);
 	if (ret) {

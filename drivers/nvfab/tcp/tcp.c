@@ -1925,13 +1925,16 @@ static const struct nvfab_ctrl_ops nvfab_tcp_ctrl_ops = {
 	.peer_distance		= nvfab_tcp_peer_distance,
 };
 
-/* A live controller on the same path (nvfab_opts_same_path())? */
+/*
+ * A controller not being deleted on the same path (nvfab_opts_same_path())?
+ * Called with nvfab_tcp_ctrl_mutex held.
+ */
 static bool nvfab_tcp_existing(struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_tcp_ctrl *tctrl;
 	bool found = false;
 
-	mutex_lock(&nvfab_tcp_ctrl_mutex);
+	lockdep_assert_held(&nvfab_tcp_ctrl_mutex);
 	list_for_each_entry(tctrl, &nvfab_tcp_ctrl_list, list) {
 		struct nvfab_ctrl_options *o = tctrl->ctrl.opts;
 
@@ -1942,8 +1945,20 @@ static bool nvfab_tcp_existing(struct nvfab_ctrl_options *opts)
 			break;
 		}
 	}
-	mutex_unlock(&nvfab_tcp_ctrl_mutex);
 	return found;
+}
+
+/*
+ * -EALREADY, logged, when @opts asks for a path that has a controller and
+ * not for duplicate_connect; 0 otherwise. Called with nvfab_tcp_ctrl_mutex.
+ */
+static int nvfab_tcp_duplicate(struct nvfab_ctrl_options *opts)
+{
+	if (opts->duplicate_connect || !nvfab_tcp_existing(opts))
+		return 0;
+	pr_err("already connected to %s at %s (use duplicate_connect)\n",
+	       opts->subsysnqn, opts->traddr);
+	return -EALREADY;
 }
 
 static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
@@ -1954,11 +1969,12 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 	unsigned int i;
 	int ret;
 
-	if (!opts->duplicate_connect && nvfab_tcp_existing(opts)) {
-		pr_err("already connected to %s at %s (use duplicate_connect)\n",
-		       opts->subsysnqn, opts->traddr);
-		return ERR_PTR(-EALREADY);
-	}
+	/* the common case, refused before a device appears */
+	mutex_lock(&nvfab_tcp_ctrl_mutex);
+	ret = nvfab_tcp_duplicate(opts);
+	mutex_unlock(&nvfab_tcp_ctrl_mutex);
+	if (ret)
+		return ERR_PTR(ret);
 
 	tctrl = kzalloc(sizeof(*tctrl), GFP_KERNEL);
 	if (!tctrl)
@@ -2007,9 +2023,21 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 	if (ret)
 		goto out_free_queues;
 
+	/*
+	 * Checked again where the controller is listed, in one critical
+	 * section: of two connects to one path at once, one is refused.
+	 */
 	mutex_lock(&nvfab_tcp_ctrl_mutex);
-	list_add_tail(&tctrl->list, &nvfab_tcp_ctrl_list);
+	ret = nvfab_tcp_duplicate(opts);
+	if (!ret)
+		list_add_tail(&tctrl->list, &nvfab_tcp_ctrl_list);
 	mutex_unlock(&nvfab_tcp_ctrl_mutex);
+	if (ret) {
+		nvfab_uninit_ctrl(&tctrl->ctrl);
+		tctrl->ctrl.opts = NULL;	/* the caller's */
+		nvfab_put_ctrl(&tctrl->ctrl);
+		return ERR_PTR(ret);
+	}
 
 	ret = nvfab_start_new_ctrl(&tctrl->ctrl);
 	if (ret) {
