@@ -526,6 +526,9 @@ static int nvfab_setup_ctrl_once(struct nvfab_ctrl *ctrl, bool new)
 {
 	int ret;
 
+	/* an error of an earlier attempt's queues, all stopped by now */
+	clear_bit(NVFAB_CTRL_ERR_PENDING, &ctrl->flags);
+
 	/*
 	 * The tag set before the queue: once started, queue 0 receives, and
 	 * a target may send a CapsuleResp or CQE at once, unasked; its CID
@@ -682,6 +685,7 @@ int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
 		 ctrl->subsysnqn, ctrl->opts->traddr ? ctrl->opts->traddr : "",
 		 ctrl->queue_count - 1);
 	nvfab_start_ctrl(ctrl);
+	nvfab_connect_done(ctrl);
 	return 0;
 
 out_put:

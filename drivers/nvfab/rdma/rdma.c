@@ -594,7 +594,12 @@ out_put_dev:
 
 /**
  * nvfab_rdma_destroy_qp() - undo nvfab_rdma_create_qp()
- * @queue: the queue, drained (or never connected); its CM ID destroyed
+ * @queue: the queue, drained (or never connected), with its CM ID
+ *
+ * The CM ID goes after this (nvfab_rdma_cm_destroy()): it is what holds
+ * the RDMA device for the queue. On device removal, rdma_cm waits for
+ * every CM ID on the device to be destroyed before the device goes, so
+ * the MRs, QP, CQ and PD must be gone by then.
  *
  * Context: process context; may sleep.
  */
@@ -606,7 +611,7 @@ void nvfab_rdma_destroy_qp(struct nvfab_rdma_queue *queue)
 		RCU_INIT_POINTER(queue->ctrl->peer_dev, NULL);
 	ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
 	ib_mr_pool_destroy(queue->qp, &queue->retired_mrs);
-	ib_destroy_qp(queue->qp);
+	rdma_destroy_qp(queue->cm_id);
 	queue->qp = NULL;
 	nvfab_rdma_free_rsp_ring(queue);
 	ib_free_cq(queue->cq);
@@ -764,8 +769,8 @@ static int nvfab_rdma_start_queue(struct nvfab_ctrl *ctrl, int qid)
 out_disconnect:
 	rdma_disconnect(queue->cm_id);
 	ib_drain_qp(queue->qp);
-	nvfab_rdma_cm_destroy(queue);
 	nvfab_rdma_destroy_qp(queue);
+	nvfab_rdma_cm_destroy(queue);
 out_unlock:
 	mutex_unlock(&queue->queue_lock);
 	return ret;
@@ -816,8 +821,8 @@ static void nvfab_rdma_free_queue(struct nvfab_ctrl *ctrl, int qid)
 			nvfab_rdma_free_qe(queue->device->dev, &rctrl->aer_sqe,
 					   sizeof(struct nvme_command),
 					   DMA_TO_DEVICE);
-		nvfab_rdma_cm_destroy(queue);
 		nvfab_rdma_destroy_qp(queue);
+		nvfab_rdma_cm_destroy(queue);
 	}
 	mutex_unlock(&queue->queue_lock);
 	cancel_work_sync(&queue->fail_work);
@@ -1317,11 +1322,22 @@ static void nvfab_rdma_remove_one(struct ib_device *ibdev, void *client_data)
 	if (!used)
 		return;
 
+	/*
+	 * A controller is on the device its admin queue uses (peer_dev, an
+	 * RCU pointer: queue 0's device is freed with kfree_rcu()). One in
+	 * its first connect refuses the delete: its queues fail when rdma_cm
+	 * reports the removal on their CM IDs (nvfab_rdma_cm_handler()).
+	 */
 	mutex_lock(&nvfab_rdma_ctrl_mutex);
 	list_for_each_entry(rctrl, &nvfab_rdma_ctrl_list, list) {
-		struct nvfab_rdma_device *qdev = READ_ONCE(rctrl->queues[0].device);
+		struct nvfab_rdma_device *qdev;
+		bool on_dev;
 
-		if (qdev && qdev->dev == ibdev) {
+		rcu_read_lock();
+		qdev = rcu_dereference(rctrl->peer_dev);
+		on_dev = qdev && qdev->dev == ibdev;
+		rcu_read_unlock();
+		if (on_dev) {
 			dev_info(rctrl->ctrl.device, "RDMA device %s removed: deleting the controller\n",
 				 dev_name(&ibdev->dev));
 			nvfab_delete_ctrl(&rctrl->ctrl);
