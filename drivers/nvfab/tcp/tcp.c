@@ -983,6 +983,34 @@ static void nvfab_tcp_data_done(struct nvfab_tcp_queue *queue)
 	}
 }
 
+/*
+ * The CRC-32C of @len bytes of @skb from @offset, continuing @crc: the
+ * data digest of received data is computed from what arrived, never from
+ * the destination after the copy, which user space may change meanwhile
+ * (a buffer it writes during an O_DIRECT read). Returns -EFAULT when the
+ * skb has fewer readable bytes.
+ */
+static int nvfab_tcp_crc_skb(u32 *crc, struct sk_buff *skb,
+			     unsigned int offset, size_t len)
+{
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+
+	skb_prepare_seq_read(skb, offset, offset + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &data, &st);
+		if (!n)
+			break;
+		/* a block may run past the end asked for */
+		n = min_t(unsigned int, n, len - done);
+		*crc = crc32c(*crc, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return done == len ? 0 : -EFAULT;
+}
+
 static int nvfab_tcp_recv_data(struct nvfab_tcp_queue *queue,
 			       struct sk_buff *skb, unsigned int *offset,
 			       size_t *len)
@@ -998,16 +1026,11 @@ static int nvfab_tcp_recv_data(struct nvfab_tcp_queue *queue,
 			return -EPROTO;
 		}
 		n = min3(*len, queue->data_left, iov_iter_count(&req->iter));
-		if (queue->data_digest) {
-			struct iov_iter before = req->iter;
-
+		ret = 0;
+		if (queue->data_digest)
+			ret = nvfab_tcp_crc_skb(&queue->rcv_crc, skb, *offset, n);
+		if (!ret)
 			ret = skb_copy_datagram_iter(skb, *offset, &req->iter, n);
-			if (!ret)
-				queue->rcv_crc = nvfab_tcp_crc_iter(queue->rcv_crc,
-								    &before, n);
-		} else {
-			ret = skb_copy_datagram_iter(skb, *offset, &req->iter, n);
-		}
 		if (ret) {
 			nvfab_tcp_error(queue, "copying C2HData failed: %d", ret);
 			return ret;
