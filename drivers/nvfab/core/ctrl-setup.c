@@ -457,9 +457,15 @@ out_cleanup:
 	 * wait for the next attempt or fail once fast_io_fail_tmo expired.
 	 */
 	nvfab_unquiesce_io_queues(ctrl);
+	/*
+	 * The queues before the tag set: freeing a queue cancels its
+	 * fail_work, which walks the tag set.
+	 */
+	nvfab_free_io_queues(ctrl, nr_io);
 	if (new)
 		nvfab_free_io_tagset(ctrl);
-	started = nr_io;
+	return ret;
+
 out_stop:
 	nvfab_stop_io_queues(ctrl, started);
 	nvfab_free_io_queues(ctrl, started);

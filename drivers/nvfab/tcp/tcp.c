@@ -1549,6 +1549,12 @@ out_release:
 	queue->sock = NULL;
 out_unlock:
 	mutex_unlock(&queue->queue_lock);
+	/*
+	 * The core frees no queue whose start failed, and may free the tag
+	 * set next: a fail_work queued by the failed start must be over.
+	 */
+	if (ret)
+		cancel_work_sync(&queue->fail_work);
 	return ret;
 }
 
