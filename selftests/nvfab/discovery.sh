@@ -81,7 +81,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 49
+ktap_set_plan 50
 
 # --- the target -----------------------------------------------------------
 
