@@ -503,6 +503,7 @@ static inline void nvfab_ctrl_count_peer(struct nvfab_ctrl *ctrl, int ret,
 #define NVFAB_CTRL_IO_QUIESCED		3
 #define NVFAB_CTRL_NS_CHANGED		4
 #define NVFAB_CTRL_STARTED		5	/* went live once: deletable */
+#define NVFAB_CTRL_ERR_PENDING		6	/* an error while connecting */
 
 /*
  * Workqueues. nvfab_wq runs scans, AEN handling, keep-alive and its

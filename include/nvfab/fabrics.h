@@ -217,8 +217,10 @@ static inline int nvfab_max_reconnects(int ctrl_loss_tmo,
  * @allowed_opts:	NVFAB_OPT_* bits the transport accepts beyond
  *			NVFAB_ALLOWED_OPTS and @required_opts
  * @create_ctrl:	create and start a controller. On success the
- *			controller owns @opts; on failure the caller frees
- *			them. May sleep. Returns the controller or an ERR_PTR.
+ *			controller owns @opts and the caller holds a
+ *			reference to it (nvfab_start_new_ctrl()'s); on
+ *			failure the caller frees @opts. May sleep. Returns
+ *			the controller or an ERR_PTR.
  */
 struct nvfab_transport_ops {
 	struct list_head	entry;
@@ -256,6 +258,7 @@ int nvfab_build_options(struct nvfab_ctrl_options *opts, const char *buf,
 			unsigned int nr_vals);
 int nvfab_parse_options(struct nvfab_ctrl_options *opts, const char *buf);
 struct nvfab_ctrl *nvfab_fabrics_create_ctrl(struct nvfab_ctrl_options *opts);
+void nvfab_fabrics_put_ctrl(struct nvfab_ctrl *ctrl);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 int nvfab_check_transport_opts(struct nvfab_ctrl_options *opts,

@@ -16,7 +16,9 @@
 # rdma_io.sh), once nvfab-rdma maps requests through nvfab-peermem: an
 # O_DIRECT write from a device buffer sends the device memory's bytes, a
 # read into one fills its device memory (checked in the backing file) and
-# not its stand-ins; an RDMA device named in the "unreachable" parameter
+# not its stand-ins; writes from device and host buffers at adjacent
+# offsets, submitted together, are not merged (each works); an RDMA
+# device named in the "unreachable" parameter
 # and a revoked buffer fail the I/O at once with EREMOTEIO (a revoked one
 # counted as the provider's "revoked", no path passed over); a revoke with
 # I/O running returns and fails what comes after it; the provider cannot
@@ -37,7 +39,7 @@ set -u
 HELPER="$(dirname "$0")/peermem_buf.py"
 TEST_MOD=nvfab-peermem-test
 GPUBAR=${NVFAB_GPUBAR_FILE:-${OUT:-/tmp/out}/.vm/gpubar}
-PART_B=16
+PART_B=17
 
 buf() { python3 -B -S "$HELPER" "$@"; }
 
@@ -148,6 +150,7 @@ b_checks=(
 	"4 KiB (in-capsule write) from and into device buffers: device memory, not stand-ins"
 	"128 KiB (keyed SGL) from and into device buffers: device memory, not stand-ins"
 	"1 MiB from and into device buffers: device memory, not stand-ins"
+	"device and host buffers at adjacent offsets in one io_submit: never merged into one request, every write works"
 	"unreachable=$RDMA_DEV: I/O on device buffers fails at once with EREMOTEIO"
 	"revoked buffer: I/O fails with EREMOTEIO, another buffer works"
 	"revoke with I/O running: returns, later I/O fails with EREMOTEIO, no hang"
@@ -252,36 +255,37 @@ else
 		ktap_check "${b_checks[1]}" buf io "$GPUBAR" "$DEV" 4096
 		ktap_check "${b_checks[2]}" buf io "$GPUBAR" "$DEV" $((128 << 10))
 		ktap_check "${b_checks[3]}" buf io "$GPUBAR" "$DEV" $((1 << 20))
-		ktap_check "${b_checks[4]}" buf unreachable "$GPUBAR" "$DEV" "$RDMA_DEV"
+		ktap_check "${b_checks[4]}" buf merge "$GPUBAR" "$DEV"
+		ktap_check "${b_checks[5]}" buf unreachable "$GPUBAR" "$DEV" "$RDMA_DEV"
 		RSKIPS0=$(pm unreachable_skips) RREV0=$(prov revoked)
-		ktap_check "${b_checks[5]}" buf revoke "$GPUBAR" "$DEV"
-		ktap_check "${b_checks[6]}" buf revoke_busy "$GPUBAR" "$DEV"
+		ktap_check "${b_checks[6]}" buf revoke "$GPUBAR" "$DEV"
+		ktap_check "${b_checks[7]}" buf revoke_busy "$GPUBAR" "$DEV"
 		RSKIPS1=$(pm unreachable_skips) RREV1=$(prov revoked)
-		ktap_check "${b_checks[7]}" buf pin_busy "$TEST_MOD" "$DEV"
+		ktap_check "${b_checks[8]}" buf pin_busy "$TEST_MOD" "$DEV"
 		if [ -n "$P2PMEM" ]; then
-			ktap_check "${b_checks[8]}" eval \
+			ktap_check "${b_checks[9]}" eval \
 				'buf p2pio "$GPUBAR" "$BDF" "$DEV" $((128 << 10)) &&
 				buf p2pio "$GPUBAR" "$BDF" "$DEV" $((1 << 20))'
 		else
-			ktap_skip "${b_checks[8]}" "$P2PMEM_WHY"
+			ktap_skip "${b_checks[9]}" "$P2PMEM_WHY"
 		fi
-		ktap_check "${b_checks[9]}" test "$(cat "$CTRL/state")" = live
-		ktap_check "${b_checks[10]}" counters
+		ktap_check "${b_checks[10]}" test "$(cat "$CTRL/state")" = live
+		ktap_check "${b_checks[11]}" counters
 		CR1=$CTRL
-		if ktap_check "${b_checks[11]}" more_paths; then
-			ktap_check "${b_checks[12]}" three_paths
+		if ktap_check "${b_checks[12]}" more_paths; then
+			ktap_check "${b_checks[13]}" three_paths
 			if [ -n "$P2PMEM" ]; then
-				ktap_check "${b_checks[13]}" p2p_tcp
+				ktap_check "${b_checks[14]}" p2p_tcp
 			else
-				ktap_skip "${b_checks[13]}" "$P2PMEM_WHY"
+				ktap_skip "${b_checks[14]}" "$P2PMEM_WHY"
 			fi
-			ktap_check "${b_checks[14]}" other_rdma
+			ktap_check "${b_checks[15]}" other_rdma
 		else
-			for d in "${b_checks[@]:12:3}"; do
+			for d in "${b_checks[@]:13:3}"; do
 				ktap_skip "$d" "the paths did not join"
 			done
 		fi
-		ktap_check "${b_checks[15]}" eval \
+		ktap_check "${b_checks[16]}" eval \
 			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-tcp nvfab-fabrics nvfab-core'
 	else
 		ktap_fail "${b_checks[0]}"

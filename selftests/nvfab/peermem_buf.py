@@ -8,6 +8,7 @@
   peermem_buf.py pin MODULE
   peermem_buf.py p2pmem GPUBAR BDF
   peermem_buf.py io GPUBAR DISK SIZE
+  peermem_buf.py merge GPUBAR DISK
   peermem_buf.py unreachable GPUBAR DISK RDMADEV
   peermem_buf.py revoke GPUBAR DISK
   peermem_buf.py p2pio GPUBAR BDF DISK SIZE [refused]
@@ -37,6 +38,13 @@ when its checks hold, 1 otherwise.
                writes the device memory's bytes, not the stand-ins'; a
                read into another device buffer fills its device memory
                and leaves its stand-ins alone; host buffers do as usual
+  merge        O_DIRECT writes of 64 KiB at adjacent disk offsets, from a
+               device buffer, a host buffer, another device buffer and
+               another host buffer, submitted in one io_submit (plugged:
+               the block layer merges adjacent writes into one request)
+               ten times: every write works and the disk holds each one's
+               bytes (a request mixing device and host memory cannot be
+               mapped, and would fail both)
   unreachable  with RDMADEV in the module's "unreachable" parameter, I/O on
                a device buffer fails at once with EREMOTEIO; without it,
                it works again
@@ -79,6 +87,7 @@ PAGE = mmap.PAGESIZE
 # disk offsets of the I/O checks, apart from what other tests use
 LBA_DEV = 8 << 20
 LBA_HOST = 12 << 20
+LBA_MERGE = 16 << 20
 
 
 def diag(msg):
@@ -432,6 +441,117 @@ def cmd_io(gpubar, disk, size):
     return 0 if ok else 1
 
 
+class Aio:
+    """Linux native AIO (io_setup, io_submit, io_getevents) through
+    syscall(2): one io_submit of several writes is plugged by the kernel
+    (fs/aio.c plugs more than two), so adjacent ones can merge."""
+
+    SYS_SETUP, SYS_DESTROY, SYS_GETEVENTS, SYS_SUBMIT = 206, 207, 208, 209
+    CMD_PWRITE = 1
+
+    class Iocb(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_uint64), ("key", ctypes.c_uint32),
+                    ("rw_flags", ctypes.c_int32),
+                    ("opcode", ctypes.c_uint16), ("reqprio", ctypes.c_int16),
+                    ("fildes", ctypes.c_uint32), ("buf", ctypes.c_uint64),
+                    ("nbytes", ctypes.c_uint64), ("offset", ctypes.c_int64),
+                    ("reserved2", ctypes.c_uint64), ("flags", ctypes.c_uint32),
+                    ("resfd", ctypes.c_uint32)]
+
+    class Event(ctypes.Structure):
+        _fields_ = [("data", ctypes.c_uint64), ("obj", ctypes.c_uint64),
+                    ("res", ctypes.c_int64), ("res2", ctypes.c_int64)]
+
+    def __init__(self, nr):
+        self.libc = ctypes.CDLL(None, use_errno=True)
+        self.libc.syscall.restype = ctypes.c_long
+        self.ctx = ctypes.c_ulong(0)
+        self.call(self.SYS_SETUP, ctypes.c_long(nr), ctypes.byref(self.ctx))
+
+    def call(self, nr, *args):
+        r = self.libc.syscall(ctypes.c_long(nr), *args)
+        if r < 0:
+            e = ctypes.get_errno()
+            raise OSError(e, os.strerror(e))
+        return r
+
+    def pwrite_all(self, fd, writes):
+        """writes: [(address, length, offset)]; returns each one's res
+        (bytes written, or -errno)."""
+        n = len(writes)
+        iocbs = (self.Iocb * n)()
+        ptrs = (ctypes.POINTER(self.Iocb) * n)()
+        for i, (addr, length, off) in enumerate(writes):
+            iocbs[i].data = i
+            iocbs[i].opcode = self.CMD_PWRITE
+            iocbs[i].fildes = fd
+            iocbs[i].buf = addr
+            iocbs[i].nbytes = length
+            iocbs[i].offset = off
+            ptrs[i] = ctypes.pointer(iocbs[i])
+        got = self.call(self.SYS_SUBMIT, self.ctx, ctypes.c_long(n), ptrs)
+        if got != n:
+            raise OSError(errno.EIO, f"io_submit took {got} of {n}")
+        events = (self.Event * n)()
+        done = 0
+        while done < n:
+            done += self.call(self.SYS_GETEVENTS, self.ctx,
+                              ctypes.c_long(n - done), ctypes.c_long(n - done),
+                              ctypes.byref(events, done * ctypes.sizeof(self.Event)),
+                              None)
+        res = [0] * n
+        for ev in events:
+            res[ev.data] = ev.res
+        return res
+
+    def close(self):
+        self.call(self.SYS_DESTROY, self.ctx)
+
+
+def cmd_merge(gpubar, disk):
+    size = 64 << 10
+    b = Bufs(gpubar, disk, size)
+    host2 = mmap.mmap(-1, size)
+    aio = Aio(4)
+    ok = True
+    try:
+        for rnd in range(10):
+            data = [os.urandom(size) for _ in range(4)]
+            b.set_dev(b.off_a, data[0])     # what a write from A sends
+            b.host[:] = data[1]
+            b.set_dev(b.off_b, data[2])
+            host2[:] = data[3]
+            b.a[:] = pattern("stA", size)   # stand-ins, never sent
+            b.b[:] = pattern("stB", size)
+            bufs = [b.a, b.host, b.b, host2]
+            writes = [(buf_addr(m), size, LBA_MERGE + i * size)
+                      for i, m in enumerate(bufs)]
+            res = aio.pwrite_all(b.disk, writes)
+            if res != [size] * 4:
+                names = ["device A", "host", "device B", "host"]
+                diag(f"round {rnd}: results " + ", ".join(
+                    f"{n} {os.strerror(-r) if r < 0 else r}"
+                    for n, r in zip(names, res)))
+                ok = False
+                break
+            back = mmap.mmap(-1, 4 * size)
+            n = os.preadv(b.disk, [back], LBA_MERGE)
+            if n != 4 * size or any(back[i * size:(i + 1) * size] != data[i]
+                                    for i in range(4)):
+                diag(f"round {rnd}: the disk does not hold what was written")
+                ok = False
+                back.close()
+                break
+            back.close()
+        if ok:
+            diag("10 rounds of 4 adjacent writes (device, host, device, host): all worked")
+    finally:
+        aio.close()
+        host2.close()
+        b.close()
+    return 0 if ok else 1
+
+
 def set_unreachable(val):
     # a newline at least: writing "" makes no write(2) at all
     with open(os.path.join(PARAMS, "unreachable"), "w") as f:
@@ -653,6 +773,7 @@ COMMANDS = {
     "p2pio": cmd_p2pio,
     "revoke_busy": cmd_revoke_busy,
     "pin_busy": cmd_pin_busy,
+    "merge": cmd_merge,
 }
 
 

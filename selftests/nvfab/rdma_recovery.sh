@@ -5,8 +5,9 @@
 # on each end of a veth pair, the traffic routed through it): the target's
 # port removed and restored under fio verify, a port that never comes back
 # (ctrl_loss_tmo), fast_io_fail_tmo, a silent cut under fio verify found
-# by keep-alive and healed, reset and delete during I/O, and the module
-# unloaded with controllers present. Nothing may hang.
+# by keep-alive and healed, reset and delete during I/O, the host's RDMA
+# device removed under a live controller and during first connects, and
+# the module unloaded with controllers present. Nothing may hang.
 #   NVFAB_RDMA_PROVIDER=siw runs it on soft iWARP instead of soft RoCE.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +30,7 @@ modprobe -n "$(rdma_provider_module)" 2>/dev/null ||
 	ksft_skip_all "no $(rdma_provider_module) module"
 modprobe -n nvmet-rdma 2>/dev/null || ksft_skip_all "no nvmet-rdma module"
 ktap_header
-ktap_set_plan 25
+ktap_set_plan 27
 
 state() { cat "$CTRL/state" 2>/dev/null || echo gone; }
 is_state() { test "$(state)" = "$1"; }
@@ -200,7 +201,61 @@ ktap_check "fio ends within 10 s of the controller being gone ($ms ms)" \
 	bash -c "! kill -0 $FIOPID 2>/dev/null && test $ms -lt 10000"
 FIOPID=
 
-# 7. Unloading nvfab-rdma deletes its controllers, under I/O too.
+# 7. The host's RDMA device removed (rdma link delete). rdma_cm lets a
+# device go only once every CM ID on it is destroyed, so a host that holds
+# on to a queue makes the removal hang: a live controller is deleted
+# (nvfab_rdma_remove_one()); one in its first connect refuses deletion,
+# and its queues must fail when rdma_cm reports the removal, even one the
+# connect no longer uses (it may go live, then it recovers at once).
+# DEV_ROUNDS rounds remove the device at a different point of a connect
+# of three queues; each removal must return within 60 s.
+DEV_ROUNDS=${NVFAB_DEV_REMOVAL_ROUNDS:-10}
+dev_readd() {
+	rdma link add "$RDMA_W_HDEV" type "$RDMA_PROVIDER" netdev "$RDMA_W_HIF"
+}
+dev_removal_live() {
+	local t0 rc
+	rdma_wire_connect ",nr_io_queues=2" || return 1
+	t0=$(now_ms)
+	timeout 60 rdma link delete "$RDMA_W_HDEV"
+	rc=$?
+	ktap_diag "live controller: rdma link delete returned $rc after $(($(now_ms) - t0)) ms"
+	[ "$rc" = 0 ] && busywait 30000 gone && dev_readd
+}
+ktap_check "host RDMA device removed under a live controller: removal returns, controller deleted" \
+	dev_removal_live
+dev_removal_connecting() {
+	local i t0 rc cpid ms opts
+	opts="transport=rdma,traddr=$RDMA_W_TGT,trsvcid=$NVMET_TRSVCID,host_traddr=$RDMA_W_HOST"
+	opts+=",nqn=$NVMET_NQN,nr_io_queues=2,reconnect_delay=1,ctrl_loss_tmo=2"
+	for ((i = 0; i < DEV_ROUNDS; i++)); do
+		( exec 3<>/dev/nvfab-fabrics && printf '%s' "$opts" >&3 ) 2>/dev/null &
+		cpid=$!
+		# somewhere in the connect: 0 to 0.9 s after it started
+		sleep "0.$((i % 10))"
+		t0=$(now_ms)
+		timeout 60 rdma link delete "$RDMA_W_HDEV"
+		rc=$?
+		ms=$(($(now_ms) - t0))
+		if [ "$rc" != 0 ]; then
+			ktap_diag "round $i: rdma link delete returned $rc after $ms ms"
+			return 1
+		fi
+		timeout 60 tail --pid="$cpid" -f /dev/null
+		wait "$cpid"
+		# deleted by the removal, or reconnecting until ctrl_loss_tmo
+		if ! busywait 30000 test "$(nvfab_ctrl_count)" = 0; then
+			ktap_diag "round $i: $(nvfab_ctrl_count) controllers left"
+			return 1
+		fi
+		ktap_diag "round $i: removal took $ms ms"
+		dev_readd || return 1
+	done
+}
+ktap_check "host RDMA device removed during a first connect, $DEV_ROUNDS times: removal returns, no controller left" \
+	dev_removal_connecting
+
+# 8. Unloading nvfab-rdma deletes its controllers, under I/O too.
 unload_with_ctrls() {
 	local c1
 	rdma_wire_connect ",nr_io_queues=1" || return 1

@@ -10,6 +10,7 @@ set -u
 . "$(dirname "$0")/tcp_lib.sh"
 
 LOOPS=${NVFAB_CONNECT_LOOPS:-5}
+RACE_ROUNDS=${NVFAB_RACE_ROUNDS:-20}
 FIO_RUNTIME=${NVFAB_FIO_RUNTIME:-6}
 
 trap nvfab_tcp_cleanup EXIT
@@ -18,7 +19,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 36
+ktap_set_plan 38
 
 fio_verify() { # dev name [extra fio args]
 	local dev=$1 name=$2
@@ -148,6 +149,21 @@ ktap_check "passthrough on $N held open across its deletion: ENODEV" \
 ktap_check "disconnect" nvfab_delete_all
 ktap_check "connect with hdr_digest,data_digest" nvfab_connect ",hdr_digest,data_digest"
 ktap_check "fio verify with digests" fio_verify "$DEV" digest
+# The data digest of a C2HData is computed from the skb, not read back
+# from the destination: O_DIRECT reads into a buffer another thread
+# keeps writing must not look like corrupted transfers.
+scribbled_reads() {
+	local m c0
+	m=$(dmesg_mark)
+	c0=$(basename "$CTRL")
+	python3 "$(dirname "$0")/scribble_read.py" "$DEV" 3 || return 1
+	if dmesg_has_since "$m" "digest mismatch" || dmesg_has_since "$m" "error recovery"; then
+		dmesg_since "$m" | grep -E "digest|recovery" | head -3 | sed 's/^/# /'
+		return 1
+	fi
+	test "$(cat "/sys/class/nvfab/$c0/state")" = live
+}
+ktap_check "reads into a buffer written meanwhile: no digest error, no recovery" scribbled_reads
 nvfab_delete_all
 
 ktap_check "connect with nr_write_queues=1,nr_poll_queues=1" \
@@ -164,6 +180,39 @@ for ((i = 0; i < LOOPS; i++)); do
 	nvfab_delete_all || { ok=0; ktap_diag "disconnect $i failed"; break; }
 done
 ktap_check "$LOOPS connect/disconnect rounds" test "$ok" = 1
+
+# Two connects to one path at once: one controller, the other refused
+# with EALREADY. The check for a controller on the path and the listing
+# of the new one are one critical section; when they were not, both
+# could pass the check and connect. RACE_ROUNDS rounds, each a pair of
+# writers started together (one I/O queue: a round is a whole connect and
+# delete, about 3 s under KASAN, so 20 rounds, not 50).
+race_round() {
+	local d1 d2 e1 e2 p1 p2 r1=0 r2=0 o="$path1_opts,nr_io_queues=1"
+	d1=$(mktemp) d2=$(mktemp)
+	fabrics_write "$o" >"$d1" &
+	p1=$!
+	fabrics_write "$o" >"$d2" &
+	p2=$!
+	wait "$p1" || r1=1
+	wait "$p2" || r2=1
+	e1=$(cat "$d1") e2=$(cat "$d2")
+	rm -f "$d1" "$d2"
+	if [ "$r1$r2" != 01 ] && [ "$r1$r2" != 10 ]; then
+		ktap_diag "race $i: exit statuses $r1 $r2, $(nvfab_ctrl_count) controllers: $e1 $e2"
+		return 1
+	fi
+	[[ "$e1$e2" == *"already in progress"* ]] ||
+		{ ktap_diag "race $i: the refusal says: $e1$e2"; return 1; }
+	test_ctrl_count 1 || { ktap_diag "race $i: $(nvfab_ctrl_count) controllers"; return 1; }
+	nvfab_delete_all
+}
+ok=1
+for ((i = 0; i < RACE_ROUNDS; i++)); do
+	race_round || { ok=0; nvfab_delete_all; break; }
+done
+ktap_check "two connects to one path at once, $RACE_ROUNDS times: one controller, one EALREADY" \
+	test "$ok" = 1
 ktap_check "no controller left, refcnt 0" \
 	test "$(nvfab_ctrl_count)/$(nvfab_refcnt nvfab-tcp)" = "0/0"
 ktap_check "modules unload" nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core

@@ -481,41 +481,14 @@ fio_wait() {
 }
 
 # fio_sum NAME: F_IOS F_IOPS F_MIBS F_MEAN F_MAX (ms) F_ERR from fio's JSON,
-# summed over jobs and directions.
+# summed over jobs and directions (tools/demo/fio_sum.py: total latency,
+# submission included).
 fio_sum() {
 	local line
 
 	F_IOS=0 F_IOPS=0 F_MIBS=0 F_MEAN=0 F_MAX=0 F_ERR='?'
-	line=$(python3 - "$TMP/$1.json" 2>"$TMP/$1.pyerr" <<'PY'
-import json
-import sys
-
-text = open(sys.argv[1], errors="replace").read()
-# fio may print notes before the JSON document.
-doc, _ = json.JSONDecoder().raw_decode(text[text.index("{"):])
-ios = 0
-iops = 0.0
-kib = 0.0
-lat = 0.0
-top = 0
-err = 0
-for job in doc.get("jobs", []):
-    err = err or job.get("error", 0)
-    for way in ("read", "write"):
-        s = job.get(way, {})
-        n = s.get("total_ios", 0)
-        c = s.get("clat_ns", {})
-        ios += n
-        iops += s.get("iops", 0)
-        kib += s.get("bw", 0)
-        if n:
-            lat += c.get("mean", 0) * n
-            top = max(top, c.get("max", 0))
-mean = lat / ios / 1e6 if ios else 0
-print(ios, "%.0f" % iops, "%.2f" % (kib / 1024), "%.2f" % mean,
-      "%.1f" % (top / 1e6), err)
-PY
-	) || return 1
+	line=$(python3 -B "$REPO_ROOT/tools/demo/fio_sum.py" "$TMP/$1.json" 2>"$TMP/$1.pyerr") ||
+		return 1
 	read -r F_IOS F_IOPS F_MIBS F_MEAN F_MAX F_ERR <<<"$line"
 }
 
@@ -869,7 +842,7 @@ step4() {
 	snap b
 	delta d a b
 	fio_sum fio4
-	say "fio: $F_IOS I/Os, $F_IOPS IOPS, $F_MIBS MiB/s; completion mean $F_MEAN ms, longest $F_MAX ms"
+	say "fio: $F_IOS I/Os, $F_IOPS IOPS, $F_MIBS MiB/s; latency mean $F_MEAN ms, longest $F_MAX ms (submission to completion)"
 	say "I/O share: $(shares d)"
 	check "fio verify clean, no I/O error (exit $FIO_RC, error ${F_ERR})" \
 		test "$FIO_RC" = 0 -a "$F_ERR" = 0

@@ -457,9 +457,15 @@ out_cleanup:
 	 * wait for the next attempt or fail once fast_io_fail_tmo expired.
 	 */
 	nvfab_unquiesce_io_queues(ctrl);
+	/*
+	 * The queues before the tag set: freeing a queue cancels its
+	 * fail_work, which walks the tag set.
+	 */
+	nvfab_free_io_queues(ctrl, nr_io);
 	if (new)
 		nvfab_free_io_tagset(ctrl);
-	started = nr_io;
+	return ret;
+
 out_stop:
 	nvfab_stop_io_queues(ctrl, started);
 	nvfab_free_io_queues(ctrl, started);
@@ -525,6 +531,9 @@ void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
 static int nvfab_setup_ctrl_once(struct nvfab_ctrl *ctrl, bool new)
 {
 	int ret;
+
+	/* an error of an earlier attempt's queues, all stopped by now */
+	clear_bit(NVFAB_CTRL_ERR_PENDING, &ctrl->flags);
 
 	/*
 	 * The tag set before the queue: once started, queue 0 receives, and
@@ -647,10 +656,17 @@ void nvfab_stop_ctrl(struct nvfab_ctrl *ctrl)
  * nvfab_start_new_ctrl() - connect a controller for the first time
  * @ctrl: a controller set up by nvfab_init_ctrl()
  *
+ * On success the caller holds a reference to the controller, taken before
+ * it could go live: once live, a delete (sysfs, rmmod of the transport)
+ * drops the controller's own reference at any time, so a caller that
+ * still reads it after this returns needs one of its own. The transport
+ * passes it on from its create_ctrl (struct nvfab_transport_ops).
+ *
  * Context: may sleep for the whole connect sequence.
- * Return: 0 when the controller is live; a negative errno, or the
- * positive NVMe status of the command that failed turned into -EIO. On
- * failure nothing is left set up but what nvfab_init_ctrl() did.
+ * Return: 0 when the controller is live, with a reference for the caller
+ * (nvfab_put_ctrl()); a negative errno, or the positive NVMe status of the
+ * command that failed turned into -EIO. On failure nothing is left set up
+ * but what nvfab_init_ctrl() did, and no reference is taken.
  */
 int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
 {
@@ -658,19 +674,28 @@ int nvfab_start_new_ctrl(struct nvfab_ctrl *ctrl)
 
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
 		return -EBUSY;
+	get_device(ctrl->device);	/* the caller's */
 	ret = nvfab_setup_ctrl(ctrl, true);
-	if (ret)
-		return ret < 0 ? ret : -EIO;
+	if (ret) {
+		ret = ret < 0 ? ret : -EIO;
+		goto out_put;
+	}
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE)) {
 		/* nothing else moves a controller out of its first connect */
 		dev_err(ctrl->device, "state %s after the first connect\n",
 			nvfab_ctrl_state_name(nvfab_ctrl_state(ctrl)));
-		return -EINVAL;
+		ret = -EINVAL;
+		goto out_put;
 	}
 	dev_info(ctrl->device, "new ctrl: NQN \"%s\", addr %s, %u I/O queues\n",
 		 ctrl->subsysnqn, ctrl->opts->traddr ? ctrl->opts->traddr : "",
 		 ctrl->queue_count - 1);
 	nvfab_start_ctrl(ctrl);
+	nvfab_connect_done(ctrl);
 	return 0;
+
+out_put:
+	put_device(ctrl->device);
+	return ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_start_new_ctrl);

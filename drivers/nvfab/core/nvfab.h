@@ -240,6 +240,7 @@ void nvfab_unquiesce_admin(struct nvfab_ctrl *ctrl);
 
 /* recovery.c */
 void nvfab_failfast_work(struct work_struct *work);
+void nvfab_connect_done(struct nvfab_ctrl *ctrl);
 void nvfab_connect_work(struct work_struct *work);
 void nvfab_err_work(struct work_struct *work);
 void nvfab_reset_work(struct work_struct *work);

@@ -98,6 +98,7 @@ void nvfab_connect_work(struct work_struct *work)
 	cancel_delayed_work(&ctrl->failfast_work);
 	clear_bit(NVFAB_CTRL_FAILFAST_EXPIRED, &ctrl->flags);
 	nvfab_start_ctrl(ctrl);
+	nvfab_connect_done(ctrl);
 }
 
 /* Tear the association down, keeping tag sets, and let queued I/O wait. */
@@ -164,17 +165,7 @@ void nvfab_reset_work(struct work_struct *work)
 	queue_delayed_work(nvfab_reset_wq, &ctrl->connect_work, 0);
 }
 
-/**
- * nvfab_error_recovery() - start recovering a controller after an error
- * @ctrl: the controller
- *
- * Moves LIVE to RESETTING and queues the teardown and reconnect.
- *
- * Context: any context.
- * Return: true if this call started recovery, false if the controller was
- * not live (recovery or deletion already under way).
- */
-bool nvfab_error_recovery(struct nvfab_ctrl *ctrl)
+static bool nvfab_start_recovery(struct nvfab_ctrl *ctrl)
 {
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_RESETTING))
 		return false;
@@ -183,7 +174,66 @@ bool nvfab_error_recovery(struct nvfab_ctrl *ctrl)
 	queue_work(nvfab_reset_wq, &ctrl->err_work);
 	return true;
 }
+
+/**
+ * nvfab_error_recovery() - start recovering a controller after an error
+ * @ctrl: the controller
+ *
+ * Moves LIVE to RESETTING and queues the teardown and reconnect.
+ *
+ * An error on a controller that is connecting (NEW or CONNECTING) is kept
+ * (NVFAB_CTRL_ERR_PENDING) until the connect ends: a connect that fails
+ * drops it, one that goes live recovers at once (nvfab_connect_done()),
+ * so that a queue that failed after its last command of the connect
+ * (a device removed, a link lost) never leaves a live controller on a
+ * dead queue. The transport still stops that queue meanwhile, so that a
+ * command of the connect waiting on it fails at once. The bit, then the
+ * state here; the state, then the bit in nvfab_connect_done(): whichever
+ * comes second sees the other's.
+ *
+ * Context: any context.
+ * Return: true if this call started recovery, false if the controller was
+ * not live (connecting: the error is kept; or recovery or deletion already
+ * under way).
+ */
+bool nvfab_error_recovery(struct nvfab_ctrl *ctrl)
+{
+	enum nvfab_ctrl_state state;
+
+	if (nvfab_start_recovery(ctrl))
+		return true;
+	state = nvfab_ctrl_state(ctrl);
+	if (state != NVFAB_CTRL_NEW && state != NVFAB_CTRL_CONNECTING)
+		return false;
+	set_bit(NVFAB_CTRL_ERR_PENDING, &ctrl->flags);
+	/* the bit before the state: pairs with nvfab_connect_done() */
+	smp_mb__after_atomic();
+	/* the connect went live before it could see the bit */
+	if (nvfab_ctrl_state(ctrl) == NVFAB_CTRL_LIVE &&
+	    test_and_clear_bit(NVFAB_CTRL_ERR_PENDING, &ctrl->flags))
+		return nvfab_start_recovery(ctrl);
+	return false;
+}
 EXPORT_SYMBOL_NVFAB(nvfab_error_recovery);
+
+/**
+ * nvfab_connect_done() - a connect went live: act on an error it had
+ * @ctrl: the controller, just moved to LIVE (and started)
+ *
+ * See nvfab_error_recovery(): an error reported while the controller
+ * connected, on a queue that the connect no longer used, starts error
+ * recovery now.
+ *
+ * Context: process context.
+ */
+void nvfab_connect_done(struct nvfab_ctrl *ctrl)
+{
+	/* test_and_clear_bit() is ordered after the state change to LIVE */
+	if (test_and_clear_bit(NVFAB_CTRL_ERR_PENDING, &ctrl->flags)) {
+		dev_warn(ctrl->device, "a queue failed while the controller connected\n");
+		nvfab_start_recovery(ctrl);
+	}
+}
 
 /**
  * nvfab_reset_ctrl() - reset a live controller and wait for the outcome

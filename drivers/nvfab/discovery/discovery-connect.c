@@ -288,6 +288,9 @@ out_free:
  * as well makes that rmmod fail (EBUSY) while nvfab-discovery keeps one of
  * its controllers, as an open /dev/nvfabN does upstream.
  *
+ * nvfab_fabrics_put_ctrl() drops both, as for the controllers that
+ * nvfab_fabrics_create_ctrl() returns, which come held that way.
+ *
  * Context: any.
  * Return: true with both held; false (nothing held) when the transport
  * module is being unloaded.
@@ -298,20 +301,6 @@ bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl)
 		return false;
 	get_device(ctrl->device);
 	return true;
-}
-
-/**
- * nvfab_disc_release_ctrl() - undo nvfab_disc_hold_ctrl()
- * @ctrl: the controller; may be freed on return
- *
- * Context: process context (the last put may sleep).
- */
-void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl)
-{
-	struct module *owner = ctrl->ops->module;
-
-	put_device(ctrl->device);
-	module_put(owner);
 }
 
 /**
@@ -333,7 +322,7 @@ void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect)
 		dev_info(ctrl->device, "%s: disconnecting %s: it left the discovery log\n",
 			 rec->disc->name, rec->e.subnqn);
 	}
-	nvfab_disc_release_ctrl(ctrl);
+	nvfab_fabrics_put_ctrl(ctrl);
 }
 
 static bool nvfab_disc_io_ctrl_gone(struct nvfab_ctrl *ctrl)
@@ -560,11 +549,9 @@ void nvfab_disc_connect_work(struct work_struct *work)
 		nvfab_free_options(opts);
 		ctrl = ERR_PTR(ret);
 	} else {
-		/* takes the options over */
+		/* takes the options over; a controller comes held */
 		ctrl = nvfab_fabrics_create_ctrl(opts);
 	}
-	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
-		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 	nvfab_disc_put_slot(disc->root);
 
 	mutex_lock(&disc->lock);

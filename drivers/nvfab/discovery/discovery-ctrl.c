@@ -245,15 +245,13 @@ static void nvfab_disc_create_work(struct work_struct *work)
 		nvfab_free_options(opts);
 		ctrl = ERR_PTR(ret);
 	} else {
-		/* takes the options over */
+		/* takes the options over; a controller comes held */
 		ctrl = nvfab_fabrics_create_ctrl(opts);
 	}
 	if (disc->parent) {
 		nvfab_disc_put_slot(disc->root);
 		nvfab_disc_kick_all();
 	}
-	if (!IS_ERR(ctrl) && !nvfab_disc_hold_ctrl(ctrl))
-		ctrl = ERR_PTR(-ENODEV);	/* its transport is unloading */
 
 	mutex_lock(&disc->lock);
 	if (IS_ERR(ctrl)) {
@@ -719,7 +717,7 @@ static void nvfab_disc_ctrl_gone(struct nvfab_disc *disc,
 			 "%s: the discovery controller was removed; creating a new one\n",
 			 disc->name);
 		nvfab_disc_set_ctrl(disc, NULL);
-		nvfab_disc_release_ctrl(ctrl);
+		nvfab_fabrics_put_ctrl(ctrl);
 		disc->state = NVFAB_DISC_RETRYING;
 		disc->create_backoff =
 			nvfab_disc_next_backoff(disc->create_backoff);
@@ -779,11 +777,11 @@ static void nvfab_disc_log_work(struct work_struct *work)
 	case NVFAB_CTRL_DELETING_NOIO:
 	case NVFAB_CTRL_DEAD:
 		nvfab_disc_ctrl_gone(disc, ctrl);
-		nvfab_disc_release_ctrl(ctrl);
+		nvfab_fabrics_put_ctrl(ctrl);
 		return;
 	default:
 		/* Reconnecting: its LIVE event reads the log. */
-		nvfab_disc_release_ctrl(ctrl);
+		nvfab_fabrics_put_ctrl(ctrl);
 		return;
 	}
 
@@ -823,7 +821,7 @@ static void nvfab_disc_log_work(struct work_struct *work)
 		mutex_unlock(&disc->lock);
 		nvfab_disc_log_free(log);
 	}
-	nvfab_disc_release_ctrl(ctrl);
+	nvfab_fabrics_put_ctrl(ctrl);
 
 	if (!list_empty(&stop)) {
 		spin_lock_irq(&nvfab_disc_reap_lock);
@@ -941,7 +939,7 @@ void nvfab_disc_stop(struct nvfab_disc *disc, bool removed)
 	mutex_unlock(&disc->lock);
 	if (ctrl) {
 		nvfab_delete_ctrl(ctrl);
-		nvfab_disc_release_ctrl(ctrl);
+		nvfab_fabrics_put_ctrl(ctrl);
 	}
 	/* A child gives its place back (a root outlives its children). */
 	if (disc->counted)

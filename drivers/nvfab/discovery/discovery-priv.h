@@ -350,7 +350,6 @@ bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
 unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
 				    struct nvfab_opt_value *v);
 bool nvfab_disc_hold_ctrl(struct nvfab_ctrl *ctrl);
-void nvfab_disc_release_ctrl(struct nvfab_ctrl *ctrl);
 void nvfab_disc_drop_rec_ctrl(struct nvfab_disc_rec *rec, bool disconnect);
 bool nvfab_disc_get_slot(struct nvfab_disc *root);
 void nvfab_disc_put_slot(struct nvfab_disc *root);

@@ -852,6 +852,8 @@ EXPORT_SYMBOL_NVFAB(nvfab_unregister_transport);
 /*
  * Check @opts against its transport (loaded on demand) and create the
  * controller, which owns @opts on success; on failure @opts are freed.
+ * A controller returned comes with a reference and its transport module's
+ * reference, for the caller to drop with nvfab_fabrics_put_ctrl().
  */
 static struct nvfab_ctrl *nvfab_create_ctrl_opts(struct device *dev,
 						 struct nvfab_ctrl_options *opts)
@@ -885,8 +887,7 @@ static struct nvfab_ctrl *nvfab_create_ctrl_opts(struct device *dev,
 		ret = PTR_ERR(ctrl);
 		goto out_module_put;
 	}
-	module_put(ops->module);
-	return ctrl;
+	return ctrl;	/* with the module reference, for the caller */
 
 out_module_put:
 	module_put(ops->module);
@@ -905,7 +906,8 @@ out_free_opts:
  * controller (NVMe over Fabrics 1.1, 3.3: Connect).
  *
  * Context: may sleep for as long as the transport takes to connect.
- * Return: the new controller, which owns the options, or an ERR_PTR:
+ * Return: the new controller, which owns the options, with a reference
+ * for the caller (nvfab_fabrics_put_ctrl()), or an ERR_PTR:
  * -EINVAL or -EOPNOTSUPP for bad options (see nvfab_parse_options()),
  * -EPROTONOSUPPORT when no such transport exists, -ENOMEM, or whatever the
  * transport's create_ctrl returned.
@@ -940,11 +942,13 @@ static struct miscdevice nvfab_misc;
  * options the caller built from values rather than from a string it
  * composed: the controller's parent is the /dev/nvfab-fabrics device, as
  * for one that user space created. The controller holds one reference for
- * its own life, dropped when it is deleted; a caller that keeps the
- * pointer takes its own with get_device(ctrl->device) at once.
+ * its own life, dropped when it is deleted (at any time once it is live);
+ * the caller gets another, with one on the transport module, so that
+ * neither the controller nor the code that frees it goes away while the
+ * caller uses it. It drops both with nvfab_fabrics_put_ctrl().
  *
  * Context: process context; may sleep for as long as the connect takes.
- * Return: the live controller or an ERR_PTR: -EINVAL when a required
+ * Return: the live controller, held, or an ERR_PTR: -EINVAL when a required
  * option is missing or the transport does not accept one,
  * -EPROTONOSUPPORT when no such transport exists, or whatever the
  * transport's create_ctrl returned.
@@ -954,6 +958,25 @@ struct nvfab_ctrl *nvfab_fabrics_create_ctrl(struct nvfab_ctrl_options *opts)
 	return nvfab_create_ctrl_opts(nvfab_misc.this_device, opts);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_fabrics_create_ctrl);
+
+/**
+ * nvfab_fabrics_put_ctrl() - drop what a create handed to its caller
+ * @ctrl: a controller from nvfab_fabrics_create_ctrl() or a write to
+ *	/dev/nvfab-fabrics; may be freed on return
+ *
+ * Drops the controller reference, then the transport module's: the last
+ * put of the controller runs the transport's free_ctrl.
+ *
+ * Context: process context (the last put may sleep).
+ */
+void nvfab_fabrics_put_ctrl(struct nvfab_ctrl *ctrl)
+{
+	struct module *owner = ctrl->ops->module;
+
+	nvfab_put_ctrl(ctrl);
+	module_put(owner);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_fabrics_put_ctrl);
 
 /*
  * One open file of /dev/nvfab-fabrics. @lock serialises a create against
@@ -1051,6 +1074,7 @@ static ssize_t nvfab_dev_write(struct file *file, const char __user *ubuf,
 	f->created = true;
 	f->instance = ctrl->instance;
 	f->cntlid = ctrl->cntlid;
+	nvfab_fabrics_put_ctrl(ctrl);
 out_unlock:
 	mutex_unlock(&f->lock);
 	kfree(buf);

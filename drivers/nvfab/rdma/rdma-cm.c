@@ -10,9 +10,9 @@
  * HRQSIZE, HSQSIZE). The CM event handler only records the outcome of the
  * step it was waiting for and wakes the task; a REJECT carries the
  * target's status, decoded and logged by name. A disconnect or address
- * change of a live queue starts the core's error recovery; device removal
- * is left to the ib_client of rdma.c, which deletes the controllers on the
- * device.
+ * change of a live queue starts the core's error recovery. On device
+ * removal the ib_client of rdma.c deletes the controllers on the device;
+ * a queue that is still there when rdma_cm reports the removal fails.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -199,7 +199,19 @@ static int nvfab_rdma_cm_handler(struct rdma_cm_id *id,
 				rdma_event_msg(ev->event));
 		break;
 	case RDMA_CM_EVENT_DEVICE_REMOVAL:
-		/* The ib_client's remove deletes the controller. */
+		/*
+		 * rdma_cm waits until this CM ID is destroyed before the
+		 * device goes. The ib_client's remove has deleted the
+		 * controllers it could; one still in its first connect, or
+		 * one that started on the device since, must let go too:
+		 * a step waited for fails, a connected queue fails (error
+		 * recovery, or fail_work while the controller connects), and
+		 * the queue's teardown destroys the CM ID.
+		 */
+		dev_warn(ctrl->device, "queue %d: RDMA device %s removed\n",
+			 queue->qid, dev_name(&id->device->dev));
+		nvfab_rdma_cm_step_done(queue, -ENODEV);
+		nvfab_rdma_queue_error(queue, "RDMA device removed");
 		break;
 	default:
 		dev_dbg(ctrl->device, "queue %d: CM event %s ignored\n",
@@ -264,8 +276,9 @@ static void nvfab_rdma_cm_begin(struct nvfab_rdma_queue *queue,
  * Return: 0 with the queue connected; -ENOMEM; -EHOSTUNREACH when the
  * address or route cannot be resolved; -ECONNREFUSED when the target
  * rejects the connection (its status is logged by name); -ECONNRESET on
- * another connect error; -ETIMEDOUT when a step does not finish; an
- * errno of rdma_cm or the QP creation. On failure nothing is left.
+ * another connect error; -ETIMEDOUT when a step does not finish; -ENODEV
+ * when the RDMA device is removed meanwhile; an errno of rdma_cm or the
+ * QP creation. On failure nothing is left.
  */
 int nvfab_rdma_cm_connect(struct nvfab_rdma_queue *queue)
 {
@@ -331,8 +344,8 @@ int nvfab_rdma_cm_connect(struct nvfab_rdma_queue *queue)
 	return 0;
 
 out_destroy_qp:
-	nvfab_rdma_cm_destroy(queue);
 	nvfab_rdma_destroy_qp(queue);
+	nvfab_rdma_cm_destroy(queue);
 	return ret;
 out_destroy_id:
 	nvfab_rdma_cm_destroy(queue);

@@ -594,7 +594,12 @@ out_put_dev:
 
 /**
  * nvfab_rdma_destroy_qp() - undo nvfab_rdma_create_qp()
- * @queue: the queue, drained (or never connected); its CM ID destroyed
+ * @queue: the queue, drained (or never connected), with its CM ID
+ *
+ * The CM ID goes after this (nvfab_rdma_cm_destroy()): it is what holds
+ * the RDMA device for the queue. On device removal, rdma_cm waits for
+ * every CM ID on the device to be destroyed before the device goes, so
+ * the MRs, QP, CQ and PD must be gone by then.
  *
  * Context: process context; may sleep.
  */
@@ -606,7 +611,7 @@ void nvfab_rdma_destroy_qp(struct nvfab_rdma_queue *queue)
 		RCU_INIT_POINTER(queue->ctrl->peer_dev, NULL);
 	ib_mr_pool_destroy(queue->qp, &queue->qp->rdma_mrs);
 	ib_mr_pool_destroy(queue->qp, &queue->retired_mrs);
-	ib_destroy_qp(queue->qp);
+	rdma_destroy_qp(queue->cm_id);
 	queue->qp = NULL;
 	nvfab_rdma_free_rsp_ring(queue);
 	ib_free_cq(queue->cq);
@@ -764,10 +769,16 @@ static int nvfab_rdma_start_queue(struct nvfab_ctrl *ctrl, int qid)
 out_disconnect:
 	rdma_disconnect(queue->cm_id);
 	ib_drain_qp(queue->qp);
-	nvfab_rdma_cm_destroy(queue);
 	nvfab_rdma_destroy_qp(queue);
+	nvfab_rdma_cm_destroy(queue);
 out_unlock:
 	mutex_unlock(&queue->queue_lock);
+	/*
+	 * The core frees no queue whose start failed, and may free the tag
+	 * set next: a fail_work queued by the failed start must be over.
+	 */
+	if (ret)
+		cancel_work_sync(&queue->fail_work);
 	return ret;
 }
 
@@ -816,8 +827,8 @@ static void nvfab_rdma_free_queue(struct nvfab_ctrl *ctrl, int qid)
 			nvfab_rdma_free_qe(queue->device->dev, &rctrl->aer_sqe,
 					   sizeof(struct nvme_command),
 					   DMA_TO_DEVICE);
-		nvfab_rdma_cm_destroy(queue);
 		nvfab_rdma_destroy_qp(queue);
+		nvfab_rdma_cm_destroy(queue);
 	}
 	mutex_unlock(&queue->queue_lock);
 	cancel_work_sync(&queue->fail_work);
@@ -1145,13 +1156,16 @@ static const struct nvfab_ctrl_ops nvfab_rdma_ctrl_ops = {
 	.supports_peer_mem	= true,
 };
 
-/* A live controller on the same path (nvfab_opts_same_path())? */
+/*
+ * A controller not being deleted on the same path (nvfab_opts_same_path())?
+ * Called with nvfab_rdma_ctrl_mutex held.
+ */
 static bool nvfab_rdma_existing(struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_rdma_ctrl *rctrl;
 	bool found = false;
 
-	mutex_lock(&nvfab_rdma_ctrl_mutex);
+	lockdep_assert_held(&nvfab_rdma_ctrl_mutex);
 	list_for_each_entry(rctrl, &nvfab_rdma_ctrl_list, list) {
 		if (nvfab_opts_same_path(rctrl->ctrl.opts, opts,
 					 NVFAB_RDMA_PORT) &&
@@ -1160,8 +1174,20 @@ static bool nvfab_rdma_existing(struct nvfab_ctrl_options *opts)
 			break;
 		}
 	}
-	mutex_unlock(&nvfab_rdma_ctrl_mutex);
 	return found;
+}
+
+/*
+ * -EALREADY, logged, when @opts asks for a path that has a controller and
+ * not for duplicate_connect; 0 otherwise. Called with nvfab_rdma_ctrl_mutex.
+ */
+static int nvfab_rdma_duplicate(struct nvfab_ctrl_options *opts)
+{
+	if (opts->duplicate_connect || !nvfab_rdma_existing(opts))
+		return 0;
+	pr_err("already connected to %s at %s (use duplicate_connect)\n",
+	       opts->subsysnqn, opts->traddr);
+	return -EALREADY;
 }
 
 static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
@@ -1172,11 +1198,12 @@ static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
 	unsigned int i;
 	int ret;
 
-	if (!opts->duplicate_connect && nvfab_rdma_existing(opts)) {
-		pr_err("already connected to %s at %s (use duplicate_connect)\n",
-		       opts->subsysnqn, opts->traddr);
-		return ERR_PTR(-EALREADY);
-	}
+	/* the common case, refused before a device appears */
+	mutex_lock(&nvfab_rdma_ctrl_mutex);
+	ret = nvfab_rdma_duplicate(opts);
+	mutex_unlock(&nvfab_rdma_ctrl_mutex);
+	if (ret)
+		return ERR_PTR(ret);
 	if (opts->queue_size > NVME_RDMA_MAX_QUEUE_SIZE) {
 		pr_warn("queue_size %zu above %u, using %u\n",
 			opts->queue_size, NVME_RDMA_MAX_QUEUE_SIZE,
@@ -1232,9 +1259,21 @@ static struct nvfab_ctrl *nvfab_rdma_create_ctrl(struct device *dev,
 	if (ret)
 		goto out_free_queues;
 
+	/*
+	 * Checked again where the controller is listed, in one critical
+	 * section: of two connects to one path at once, one is refused.
+	 */
 	mutex_lock(&nvfab_rdma_ctrl_mutex);
-	list_add_tail(&rctrl->list, &nvfab_rdma_ctrl_list);
+	ret = nvfab_rdma_duplicate(opts);
+	if (!ret)
+		list_add_tail(&rctrl->list, &nvfab_rdma_ctrl_list);
 	mutex_unlock(&nvfab_rdma_ctrl_mutex);
+	if (ret) {
+		nvfab_uninit_ctrl(&rctrl->ctrl);
+		rctrl->ctrl.opts = NULL;	/* the caller's */
+		nvfab_put_ctrl(&rctrl->ctrl);
+		return ERR_PTR(ret);
+	}
 
 	ret = nvfab_start_new_ctrl(&rctrl->ctrl);
 	if (ret) {
@@ -1289,11 +1328,22 @@ static void nvfab_rdma_remove_one(struct ib_device *ibdev, void *client_data)
 	if (!used)
 		return;
 
+	/*
+	 * A controller is on the device its admin queue uses (peer_dev, an
+	 * RCU pointer: queue 0's device is freed with kfree_rcu()). One in
+	 * its first connect refuses the delete: its queues fail when rdma_cm
+	 * reports the removal on their CM IDs (nvfab_rdma_cm_handler()).
+	 */
 	mutex_lock(&nvfab_rdma_ctrl_mutex);
 	list_for_each_entry(rctrl, &nvfab_rdma_ctrl_list, list) {
-		struct nvfab_rdma_device *qdev = READ_ONCE(rctrl->queues[0].device);
+		struct nvfab_rdma_device *qdev;
+		bool on_dev;
 
-		if (qdev && qdev->dev == ibdev) {
+		rcu_read_lock();
+		qdev = rcu_dereference(rctrl->peer_dev);
+		on_dev = qdev && qdev->dev == ibdev;
+		rcu_read_unlock();
+		if (on_dev) {
 			dev_info(rctrl->ctrl.device, "RDMA device %s removed: deleting the controller\n",
 				 dev_name(&ibdev->dev));
 			nvfab_delete_ctrl(&rctrl->ctrl);

@@ -983,6 +983,34 @@ static void nvfab_tcp_data_done(struct nvfab_tcp_queue *queue)
 	}
 }
 
+/*
+ * The CRC-32C of @len bytes of @skb from @offset, continuing @crc: the
+ * data digest of received data is computed from what arrived, never from
+ * the destination after the copy, which user space may change meanwhile
+ * (a buffer it writes during an O_DIRECT read). Returns -EFAULT when the
+ * skb has fewer readable bytes.
+ */
+static int nvfab_tcp_crc_skb(u32 *crc, struct sk_buff *skb,
+			     unsigned int offset, size_t len)
+{
+	struct skb_seq_state st;
+	unsigned int done = 0, n;
+	const u8 *data;
+
+	skb_prepare_seq_read(skb, offset, offset + len, &st);
+	while (done < len) {
+		n = skb_seq_read(done, &data, &st);
+		if (!n)
+			break;
+		/* a block may run past the end asked for */
+		n = min_t(unsigned int, n, len - done);
+		*crc = crc32c(*crc, data, n);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+	return done == len ? 0 : -EFAULT;
+}
+
 static int nvfab_tcp_recv_data(struct nvfab_tcp_queue *queue,
 			       struct sk_buff *skb, unsigned int *offset,
 			       size_t *len)
@@ -998,16 +1026,11 @@ static int nvfab_tcp_recv_data(struct nvfab_tcp_queue *queue,
 			return -EPROTO;
 		}
 		n = min3(*len, queue->data_left, iov_iter_count(&req->iter));
-		if (queue->data_digest) {
-			struct iov_iter before = req->iter;
-
+		ret = 0;
+		if (queue->data_digest)
+			ret = nvfab_tcp_crc_skb(&queue->rcv_crc, skb, *offset, n);
+		if (!ret)
 			ret = skb_copy_datagram_iter(skb, *offset, &req->iter, n);
-			if (!ret)
-				queue->rcv_crc = nvfab_tcp_crc_iter(queue->rcv_crc,
-								    &before, n);
-		} else {
-			ret = skb_copy_datagram_iter(skb, *offset, &req->iter, n);
-		}
 		if (ret) {
 			nvfab_tcp_error(queue, "copying C2HData failed: %d", ret);
 			return ret;
@@ -1526,6 +1549,12 @@ out_release:
 	queue->sock = NULL;
 out_unlock:
 	mutex_unlock(&queue->queue_lock);
+	/*
+	 * The core frees no queue whose start failed, and may free the tag
+	 * set next: a fail_work queued by the failed start must be over.
+	 */
+	if (ret)
+		cancel_work_sync(&queue->fail_work);
 	return ret;
 }
 
@@ -1925,13 +1954,16 @@ static const struct nvfab_ctrl_ops nvfab_tcp_ctrl_ops = {
 	.peer_distance		= nvfab_tcp_peer_distance,
 };
 
-/* A live controller on the same path (nvfab_opts_same_path())? */
+/*
+ * A controller not being deleted on the same path (nvfab_opts_same_path())?
+ * Called with nvfab_tcp_ctrl_mutex held.
+ */
 static bool nvfab_tcp_existing(struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_tcp_ctrl *tctrl;
 	bool found = false;
 
-	mutex_lock(&nvfab_tcp_ctrl_mutex);
+	lockdep_assert_held(&nvfab_tcp_ctrl_mutex);
 	list_for_each_entry(tctrl, &nvfab_tcp_ctrl_list, list) {
 		struct nvfab_ctrl_options *o = tctrl->ctrl.opts;
 
@@ -1942,8 +1974,20 @@ static bool nvfab_tcp_existing(struct nvfab_ctrl_options *opts)
 			break;
 		}
 	}
-	mutex_unlock(&nvfab_tcp_ctrl_mutex);
 	return found;
+}
+
+/*
+ * -EALREADY, logged, when @opts asks for a path that has a controller and
+ * not for duplicate_connect; 0 otherwise. Called with nvfab_tcp_ctrl_mutex.
+ */
+static int nvfab_tcp_duplicate(struct nvfab_ctrl_options *opts)
+{
+	if (opts->duplicate_connect || !nvfab_tcp_existing(opts))
+		return 0;
+	pr_err("already connected to %s at %s (use duplicate_connect)\n",
+	       opts->subsysnqn, opts->traddr);
+	return -EALREADY;
 }
 
 static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
@@ -1954,11 +1998,12 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 	unsigned int i;
 	int ret;
 
-	if (!opts->duplicate_connect && nvfab_tcp_existing(opts)) {
-		pr_err("already connected to %s at %s (use duplicate_connect)\n",
-		       opts->subsysnqn, opts->traddr);
-		return ERR_PTR(-EALREADY);
-	}
+	/* the common case, refused before a device appears */
+	mutex_lock(&nvfab_tcp_ctrl_mutex);
+	ret = nvfab_tcp_duplicate(opts);
+	mutex_unlock(&nvfab_tcp_ctrl_mutex);
+	if (ret)
+		return ERR_PTR(ret);
 
 	tctrl = kzalloc(sizeof(*tctrl), GFP_KERNEL);
 	if (!tctrl)
@@ -2007,9 +2052,21 @@ static struct nvfab_ctrl *nvfab_tcp_create_ctrl(struct device *dev,
 	if (ret)
 		goto out_free_queues;
 
+	/*
+	 * Checked again where the controller is listed, in one critical
+	 * section: of two connects to one path at once, one is refused.
+	 */
 	mutex_lock(&nvfab_tcp_ctrl_mutex);
-	list_add_tail(&tctrl->list, &nvfab_tcp_ctrl_list);
+	ret = nvfab_tcp_duplicate(opts);
+	if (!ret)
+		list_add_tail(&tctrl->list, &nvfab_tcp_ctrl_list);
 	mutex_unlock(&nvfab_tcp_ctrl_mutex);
+	if (ret) {
+		nvfab_uninit_ctrl(&tctrl->ctrl);
+		tctrl->ctrl.opts = NULL;	/* the caller's */
+		nvfab_put_ctrl(&tctrl->ctrl);
+		return ERR_PTR(ret);
+	}
 
 	ret = nvfab_start_new_ctrl(&tctrl->ctrl);
 	if (ret) {

@@ -211,6 +211,12 @@ n=$(grep -c '^not ok - ' "$out/bench-mock-test.log" || true)
 f=$((f + n))
 [ "$f" = 0 ] || tail -20 "$out/bench-report-test.log" "$out/bench-mock-test.log"
 add_line "bench host tests" "$p passed, $f failed, $s skipped"
+# The walkthrough's fio summary (tools/demo/fio_sum.py): a second.
+python3 tools/demo/test_fio_sum.py -v >"$out/demo-fio-sum.log" 2>&1
+p=$(grep -c -E '\.\.\. ok$' "$out/demo-fio-sum.log" || true)
+f=$(grep -c -E '\.\.\. (FAIL|ERROR)' "$out/demo-fio-sum.log" || true)
+[ "$f" = 0 ] || tail -20 "$out/demo-fio-sum.log"
+add_line "demo fio summary host tests" "$p passed, $f failed, 0 skipped"
 # The udev rules against a fake sysfs (udevadm test in a private mount
 # namespace; nothing on the host is changed): seconds.
 udev/tests/run.sh >"$out/udev.ktap" 2>"$out/udev.err"

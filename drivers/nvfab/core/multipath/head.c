@@ -189,6 +189,7 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_peer_filter);
  * only to a path whose device reaches it, the nearest, optimized before
  * non-optimized (a reachable non-optimized path beats an unreachable
  * optimized one: both are ANA-legal).
+ * A bio on peer memory is marked REQ_NOMERGE.
  * Return: the path; NULL when no path is usable; ERR_PTR(-EREMOTEIO) when
  * paths are usable but none reaches the bio's memory.
  */
@@ -219,6 +220,13 @@ static struct nvfab_ns *nvfab_head_route(struct nvfab_ns_head *head,
 	}
 	atomic64_inc(&head->peer.ios);
 	atomic64_add(bytes, &head->peer.bytes);
+	/*
+	 * Never in one request with another bio: a peer provider maps a
+	 * request whose pages are all its own, and the block layer would
+	 * merge this bio with an adjacent one on host memory (its stand-in
+	 * pages are ordinary pages), failing both.
+	 */
+	bio->bi_opf |= REQ_NOMERGE;
 	return nvfab_choose(head, &tier, bytes);
 }
 

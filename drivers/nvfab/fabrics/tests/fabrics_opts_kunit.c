@@ -667,8 +667,10 @@ static void nvfab_transport_registry_test(struct kunit *test)
 static void nvfab_create_ctrl_test(struct kunit *test)
 {
 	struct nvfab_ctrl *ctrl;
+	int refs;
 
 	register_fake(test, &fake_tcp_ops);
+	refs = module_refcount(THIS_MODULE);
 
 	/* success: the controller owns the options */
 	fake_create_ret = 0;
@@ -676,12 +678,19 @@ static void nvfab_create_ctrl_test(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ctrl));
 	KUNIT_EXPECT_EQ(test, ctrl->instance, 7);
 	KUNIT_EXPECT_STREQ(test, ctrl->opts->traddr, "192.0.2.2");
+	/* it comes with its transport module held, for the caller */
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs + 1);
+	module_put(THIS_MODULE);
 	nvfab_free_options(ctrl->opts);
 
-	/* the transport's error is passed on, options freed by the core */
+	/*
+	 * the transport's error is passed on, options freed by the core,
+	 * the module reference dropped
+	 */
 	fake_create_ret = -ECONNREFUSED;
 	ctrl = nvfab_create_ctrl(NULL, "transport=kunitfaketcp,traddr=192.0.2.2,nqn=nqn.x:y");
 	KUNIT_EXPECT_EQ(test, PTR_ERR(ctrl), -ECONNREFUSED);
+	KUNIT_EXPECT_EQ(test, module_refcount(THIS_MODULE), refs);
 	fake_create_ret = 0;
 
 	/* transport-specific checks run before create */
