@@ -69,9 +69,11 @@ enum nvfab_ctrl_state {
  * @genctr:	generation, bumped at each use of the tag (see nvfab_cid())
  * @ctrl:	the controller the request belongs to
  * @start_ns:	when a multipath request was sent (ktime_get_ns())
- * @cancel_claim: bit 0 set, atomically, by the one caller of
- *		nvfab_cancel_request() that completes the request; cleared
- *		by nvfab_setup_cmd() at each start
+ * @host_claim: bit 0 set, atomically, by whoever completes a started
+ *		request on the host's behalf (a cancel, a failed non-ready
+ *		request, a send that could not be posted), so that exactly
+ *		one of them completes it; see nvfab_claim_host_completion().
+ *		Cleared before each start
  *
  * Transports put this first in their per-request PDU (blk-mq cmd_size).
  */
@@ -84,7 +86,7 @@ struct nvfab_request {
 	u8			genctr;
 	struct nvfab_ctrl	*ctrl;
 	u64			start_ns;
-	unsigned long		cancel_claim;
+	unsigned long		host_claim;
 };
 
 static inline struct nvfab_request *nvfab_req(struct request *rq)
@@ -575,6 +577,7 @@ void nvfab_complete_rq(struct request *rq);
 bool nvfab_try_complete_req(struct request *rq, __le16 status,
 			    union nvme_result result);
 bool nvfab_cancel_request(struct request *rq, void *data);
+bool nvfab_claim_host_completion(struct request *rq);
 void nvfab_complete_async_event(struct nvfab_ctrl *ctrl, __le16 status,
 				union nvme_result *res);
 void nvfab_map_queues(struct blk_mq_tag_set *set);

@@ -143,20 +143,50 @@ bool nvfab_try_complete_req(struct request *rq, __le16 status,
 EXPORT_SYMBOL_NVFAB(nvfab_try_complete_req);
 
 /**
+ * nvfab_claim_host_completion() - take the one right to complete a started
+ *	request on the host's behalf
+ * @rq: a started request (blk_mq_start_request() was called)
+ *
+ * The host completes a started request itself from places that do not
+ * serialise with each other: nvfab_cancel_request() (from the timeout
+ * handler of a controller that is not live, err_work's teardown and a
+ * transport's fail_work, each after stopping the queue so that the target
+ * can no longer complete it), nvfab_fail_nonready() (->queue_rq on a queue
+ * that such a stop has just taken down) and a transport's ->queue_rq that
+ * started a request and then could not post its send. Each calls this
+ * first, and only the caller that gets true completes the request (or
+ * hands it back to blk-mq with an error); the others leave it alone.
+ * blk_mq_request_completed() alone is a check, then an act: two callers
+ * can both see a request in flight. The claim is cleared before each
+ * start (nvfab_setup_cmd(), nvfab_fail_nonready()).
+ *
+ * Context: any context.
+ * Return: true if the caller now owns the completion, false if another
+ * caller completed, or is completing, the request.
+ */
+bool nvfab_claim_host_completion(struct request *rq)
+{
+	return !test_and_set_bit(0, &nvfab_req(rq)->host_claim);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_claim_host_completion);
+
+/* The claim is cleared before the request is seen started. */
+static void nvfab_clear_host_claim(struct nvfab_request *req)
+{
+	clear_bit(0, &req->host_claim);
+	smp_mb__after_atomic();
+}
+
+/**
  * nvfab_cancel_request() - complete an in-flight request from the host
  * @rq: the request
  * @data: unused (blk_mq_tagset_busy_iter() callback)
  *
  * Used after a queue is stopped: the request completes with
  * NVME_SC_HOST_ABORTED_CMD, which is retried unless the request forbids it.
- *
- * Several paths may cancel the same request at once, unserialised with
- * each other: the timeout handler of a controller that is not live,
- * err_work's teardown and a transport's fail_work, each after stopping
- * the queue (so that the target can no longer complete it). The request
- * is completed once: blk_mq_request_completed() alone is a check, then an
- * act, so the first caller claims it atomically (@cancel_claim) and the
- * others leave it.
+ * Several paths may cancel the same request at once, or complete it on
+ * the host's behalf otherwise: the request completes once, by whoever
+ * claims it first (nvfab_claim_host_completion()).
  *
  * Context: any context.
  * Return: true, to continue the iteration.
@@ -165,8 +195,7 @@ bool nvfab_cancel_request(struct request *rq, void *data)
 {
 	struct nvfab_request *req = nvfab_req(rq);
 
-	if (blk_mq_request_completed(rq) ||
-	    test_and_set_bit(0, &req->cancel_claim))
+	if (blk_mq_request_completed(rq) || !nvfab_claim_host_completion(rq))
 		return true;
 	req->status = NVME_SC_HOST_ABORTED_CMD;
 	req->flags |= NVFAB_REQ_CANCELLED;
@@ -198,7 +227,7 @@ blk_status_t nvfab_setup_cmd(struct request *rq)
 	} else {
 		req->flags &= ~NVFAB_REQ_CANCELLED;
 	}
-	clear_bit(0, &req->cancel_claim);
+	nvfab_clear_host_claim(req);
 	req->status = 0;
 
 	switch (req_op(rq)) {
@@ -341,7 +370,16 @@ blk_status_t nvfab_fail_nonready(struct nvfab_ctrl *ctrl, struct request *rq)
 		return BLK_STS_RESOURCE;
 
 	nvfab_req(rq)->status = NVME_SC_HOST_PATH_ERROR;
+	nvfab_clear_host_claim(nvfab_req(rq));
 	blk_mq_start_request(rq);
+	/*
+	 * Started, the request is visible to a cancel iterating the tag set
+	 * (fail_work of the queue whose stop made it non-ready): whoever
+	 * claims it completes it, once.
+	 */
+	if (!nvfab_claim_host_completion(rq))
+		return BLK_STS_OK;
+	blk_mq_set_request_complete(rq);
 	nvfab_complete_rq(rq);
 	return BLK_STS_OK;
 }

@@ -917,6 +917,13 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 		 */
 		if (req->mr && bad_wr != &req->reg_wr.wr)
 			return BLK_STS_OK;
+		/*
+		 * The error may already have stopped the queue and cancelled
+		 * this started request (fail_work): then it is theirs.
+		 */
+		if (!nvfab_claim_host_completion(rq))
+			return BLK_STS_OK;
+		blk_mq_set_request_complete(rq);
 		nvfab_rdma_unmap_req(req);
 		sts = BLK_STS_IOERR;
 		goto out_cleanup;
