@@ -546,19 +546,14 @@ static int nvfab_tcp_try_send(struct nvfab_tcp_queue *queue)
 
 /* ---- receiving ---- */
 
-static void nvfab_tcp_error(struct nvfab_tcp_queue *queue, const char *fmt,
-			    ...)
+/*
+ * A queue broke: recover a live controller. Context: any (the socket's
+ * state_change callback too).
+ */
+static void nvfab_tcp_queue_failed(struct nvfab_tcp_queue *queue)
 {
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
-	struct va_format vaf;
-	va_list args;
 
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	dev_err(ctrl->device, "queue %d: %pV\n", queue->qid, &vaf);
-	va_end(args);
-	queue->rd_enabled = false;
 	if (nvfab_error_recovery(ctrl))
 		return;
 	/*
@@ -575,6 +570,22 @@ static void nvfab_tcp_error(struct nvfab_tcp_queue *queue, const char *fmt,
 	default:
 		break;
 	}
+}
+
+static void nvfab_tcp_error(struct nvfab_tcp_queue *queue, const char *fmt,
+			    ...)
+{
+	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	dev_err(ctrl->device, "queue %d: %pV\n", queue->qid, &vaf);
+	va_end(args);
+	queue->rd_enabled = false;
+	nvfab_tcp_queue_failed(queue);
 }
 
 static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid);
@@ -1269,7 +1280,8 @@ static void nvfab_tcp_state_change(struct sock *sk)
 	case TCP_FIN_WAIT2:
 		dev_info(queue->ctrl->ctrl.device, "queue %d: connection closed (state %d)\n",
 			 queue->qid, sk->sk_state);
-		nvfab_error_recovery(&queue->ctrl->ctrl);
+		/* during a connect too: the command it waits for fails now */
+		nvfab_tcp_queue_failed(queue);
 		break;
 	default:
 		break;
