@@ -181,7 +181,8 @@ SCENARIOS = {
     "bad-sqes": "Identify Controller reports SQES 0x55",
     "early-pdu": "send, in the segment of each ICResp, a PDU for CID 0 "
                  "before any command: a CapsuleResp, a C2HData, an R2T in "
-                 "turn (--count connections)",
+                 "turn, and every other three connections close the "
+                 "connection right after it (--count connections)",
     "cpda1": "ICResp with CPDA 1: the host's H2C data aligned to 8 "
              "bytes (a valid field the host does not support)",
     "stale-aer": "after a reconnect, complete, right after the admin "
@@ -1029,8 +1030,14 @@ class Connection:
             else:
                 early = self.r2t_pdu(0, 0, 0, 512)
             self.send(self.icresp(), early)
-            self.scenario.record("%s for CID 0 in the segment of the ICResp"
-                                 % kind)
+            # Rounds 4-6, 10-12, ...: the connection closes too, so that
+            # the host fails the queue twice (the PDU, the close) while
+            # its admin Connect is being sent or cancelled.
+            close = (self.scenario.taken - 1) // 3 % 2 == 1
+            self.scenario.record("%s for CID 0 in the segment of the ICResp%s"
+                                 % (kind, ", then closed" if close else ""))
+            if close:
+                raise EOFError
             return
         self.send(self.icresp())
 
