@@ -39,7 +39,7 @@ set -u
 HELPER="$(dirname "$0")/peermem_buf.py"
 TEST_MOD=nvfab-peermem-test
 GPUBAR=${NVFAB_GPUBAR_FILE:-${OUT:-/tmp/out}/.vm/gpubar}
-PART_B=17
+PART_B=18
 
 buf() { python3 -B -S "$HELPER" "$@"; }
 
@@ -158,6 +158,7 @@ b_checks=(
 	"P2PDMA pages (p2pmem/allocate), 128 KiB and 1 MiB, from and into the BAR through the head"
 	"controller still live after the refused I/O"
 	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head, the path skipped only when unreachable, revoked I/O counted as revoked, no bounces"
+	"busy_every=2: mappings the provider refuses with EAGAIN are retried, the I/O works, and no path's queue_depth stays above 0"
 	"a second rdma path ($RDMA_W_HDEV) and a tcp path join the head"
 	"peer I/O on three paths: only rdma paths carry it, the tcp path is skipped"
 	"P2PDMA pages refused at once (EREMOTEIO) while the tcp path is in the head, work again without it"
@@ -205,6 +206,28 @@ else
 			[ "$hios" -ge 6 ] && [ "$skips" -ge 2 ] && [ "$hfails" -ge 5 ] &&
 			[ "$rskips" = 0 ] && [ "$rrev" -ge 3 ] &&
 			[ "$bounces" = 0 ] && [ "$hbounces" = 0 ]
+	}
+	# busy: the provider refuses every other mapping with -EAGAIN (as
+	# the NVIDIA provider does with a device's first I/O): blk-mq retries
+	# the request, which must work, and no retry may stay counted in
+	# flight on its path (queue_depth, what the queue-depth and
+	# service-time selectors read; issue 28, item 13) once the I/O is
+	# over.
+	busy() {
+		local rc=0 l qd bad=0 n=0 r0
+		r0=$(cat "$P/busy_refused") && echo 2 >"$P/busy_every" || return
+		buf io "$GPUBAR" "$DEV" $((128 << 10)) || rc=1
+		buf io "$GPUBAR" "$DEV" 4096 || rc=1
+		echo 0 >"$P/busy_every"
+		ktap_diag "provider refused $(($(cat "$P/busy_refused") - r0)) mappings with EAGAIN"
+		for l in "/sys/block/${DEV#/dev/}"/multipath/*; do
+			read -r qd <"$l/queue_depth" || return 1
+			n=$((n + 1))
+			ktap_diag "${l##*/}: queue_depth $qd"
+			[ "$qd" = 0 ] || bad=1
+		done
+		[ "$rc" = 0 ] && [ "$n" -ge 1 ] && [ "$bad" = 0 ] &&
+			[ "$(cat "$P/busy_refused")" -gt "$r0" ]
 	}
 	# more_paths: the wire topology's rdma path (CR2) and the
 	# topology's tcp path 1 (CT) to the same subsystem, in DEV's head.
@@ -271,21 +294,22 @@ else
 		fi
 		ktap_check "${b_checks[10]}" test "$(cat "$CTRL/state")" = live
 		ktap_check "${b_checks[11]}" counters
+		ktap_check "${b_checks[12]}" busy
 		CR1=$CTRL
-		if ktap_check "${b_checks[12]}" more_paths; then
-			ktap_check "${b_checks[13]}" three_paths
+		if ktap_check "${b_checks[13]}" more_paths; then
+			ktap_check "${b_checks[14]}" three_paths
 			if [ -n "$P2PMEM" ]; then
-				ktap_check "${b_checks[14]}" p2p_tcp
+				ktap_check "${b_checks[15]}" p2p_tcp
 			else
-				ktap_skip "${b_checks[14]}" "$P2PMEM_WHY"
+				ktap_skip "${b_checks[15]}" "$P2PMEM_WHY"
 			fi
-			ktap_check "${b_checks[15]}" other_rdma
+			ktap_check "${b_checks[16]}" other_rdma
 		else
-			for d in "${b_checks[@]:13:3}"; do
+			for d in "${b_checks[@]:14:3}"; do
 				ktap_skip "$d" "the paths did not join"
 			done
 		fi
-		ktap_check "${b_checks[16]}" eval \
+		ktap_check "${b_checks[17]}" eval \
 			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-tcp nvfab-fabrics nvfab-core'
 	else
 		ktap_fail "${b_checks[0]}"

@@ -171,15 +171,35 @@ static int nvpt_distance(const struct nvfab_peer_map *map)
 	return 0;
 }
 
+/*
+ * The "busy_every" parameter: when N > 0, every Nth mapping is refused
+ * with -EAGAIN, a transient shortage that blk-mq retries (the NVIDIA
+ * provider refuses a device's first I/O so while it registers it).
+ * busy_refused counts the refusals.
+ */
+static int busy_every;
+module_param(busy_every, int, 0644);
+MODULE_PARM_DESC(busy_every,
+		 "refuse every Nth mapping with -EAGAIN (0: never)");
+static atomic_t nvpt_maps = ATOMIC_INIT(0);
+static int busy_refused;
+module_param(busy_refused, int, 0444);
+MODULE_PARM_DESC(busy_refused, "mappings refused by busy_every");
+
 static int nvpt_map_sg(struct nvfab_peer_map *map, struct scatterlist *sgl,
 		       int nents)
 {
+	int every = READ_ONCE(busy_every);
 	struct scatterlist *sg;
 	struct nvpt_buf *buf;
 	int i;
 
 	if (!map->claim)
 		return -EINVAL;
+	if (every > 0 && atomic_inc_return(&nvpt_maps) % every == 0) {
+		WRITE_ONCE(busy_refused, READ_ONCE(busy_refused) + 1);
+		return -EAGAIN;
+	}
 	buf = nvfab_peer_claim_priv(map->claim);
 	for_each_sg(sgl, sg, nents, i) {
 		unsigned long off, idx = page_to_pfn(sg_page(sg)) - buf->pfn;

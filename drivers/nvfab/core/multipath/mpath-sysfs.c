@@ -299,8 +299,22 @@ static ssize_t ps_status_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(ps_status);
 
+/*
+ * Multipath requests in flight on this path's controller (the in-kernel
+ * host's attribute of the same name; nvfab counts them under every
+ * iopolicy).
+ */
+static ssize_t queue_depth_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n",
+			  atomic_read(&dev_to_path(dev)->ctrl->mp_inflight));
+}
+static DEVICE_ATTR_RO(queue_depth);
+
 static struct attribute *nvfab_path_attrs[] = {
 	&dev_attr_ana_state.attr,
+	&dev_attr_queue_depth.attr,
 	&dev_attr_ana_grpid.attr,
 	&dev_attr_routed_ios.attr,
 	&dev_attr_ps_status.attr,
