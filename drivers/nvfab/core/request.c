@@ -170,10 +170,14 @@ bool nvfab_claim_host_completion(struct request *rq)
 }
 EXPORT_SYMBOL_NVFAB(nvfab_claim_host_completion);
 
-/* The claim is cleared before the request is seen started. */
 static void nvfab_clear_host_claim(struct nvfab_request *req)
 {
 	clear_bit(0, &req->host_claim);
+	/*
+	 * Ordered before blk_mq_start_request()'s store of the request
+	 * state: a canceller that sees the request started sees the claim
+	 * cleared (it reads the state, then test_and_set_bit()s).
+	 */
 	smp_mb__after_atomic();
 }
 
