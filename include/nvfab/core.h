@@ -47,6 +47,34 @@ enum nvfab_ctrl_state {
 	NVFAB_CTRL_DEAD,
 };
 
+/**
+ * enum nvfab_queue_state - the state of one queue (SQ/CQ pair) of a
+ *	controller, for the core and the transport alike
+ * @NVFAB_QUEUE_FREE:	nothing allocated: never started, or freed
+ * @NVFAB_QUEUE_STARTING: the transport is setting the queue up (TCP
+ *			connection and ICReq/ICResp, RDMA CM connect);
+ *			an error seen now fails the start
+ * @NVFAB_QUEUE_LIVE:	the transport connection is up: what it receives
+ *			is trusted, and a Fabrics Connect may be sent
+ * @NVFAB_QUEUE_CONNECTED: the Fabrics Connect succeeded: any command may
+ *			be sent
+ * @NVFAB_QUEUE_FAILED:	an error was seen (a protocol error, the
+ *			connection lost): nothing received is trusted and
+ *			nothing new is sent; a stop follows
+ * @NVFAB_QUEUE_STOPPED: stopped: nothing is in flight on the wire any
+ *			more; the resources stay until the queue is freed
+ *
+ * Changed only by nvfab_change_queue_state().
+ */
+enum nvfab_queue_state {
+	NVFAB_QUEUE_FREE,
+	NVFAB_QUEUE_STARTING,
+	NVFAB_QUEUE_LIVE,
+	NVFAB_QUEUE_CONNECTED,
+	NVFAB_QUEUE_FAILED,
+	NVFAB_QUEUE_STOPPED,
+};
+
 /* Bits of nvfab_request.flags. */
 #define NVFAB_REQ_CANCELLED	BIT(0)	/* completed by the host, not the target */
 #define NVFAB_REQ_USERCMD	BIT(1)	/* passthrough from user space */
@@ -325,8 +353,9 @@ struct nvfab_peer_counters {
  * @aen_result:		Dword 0 of the last asynchronous event
  * @nr_reconnects:	attempts since the association was lost
  * @flags:		NVFAB_CTRL_* bits
- * @live_qids:		bit per queue ID whose Fabrics Connect succeeded;
- *			cleared before the queue is stopped
+ * @queue_state:	per queue ID, its enum nvfab_queue_state (see
+ *			nvfab_change_queue_state()); @nr_queue_state entries
+ * @nr_queue_state:	queue IDs the controller may use (admin included)
  * @subsys:		the subsystem, once joined (subsys.c)
  * @subsys_entry:	in subsys->ctrls (protected by subsys->lock)
  * @slot:		the controller's path slot in @subsys
@@ -428,7 +457,8 @@ struct nvfab_ctrl {
 	u32				aen_result;
 	int				nr_reconnects;
 	unsigned long			flags;
-	unsigned long			*live_qids;
+	atomic_t			*queue_state;
+	unsigned int			nr_queue_state;
 
 	/* multipath and ANA */
 	struct nvfab_subsys		*subsys;
@@ -570,8 +600,39 @@ const char *nvfab_ctrl_state_name(enum nvfab_ctrl_state state);
 blk_status_t nvfab_setup_cmd(struct request *rq);
 void nvfab_start_request(struct request *rq);
 void nvfab_cleanup_cmd(struct request *rq);
-bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
-		       bool queue_live);
+bool nvfab_change_queue_state(struct nvfab_ctrl *ctrl, int qid,
+			      enum nvfab_queue_state new_state);
+
+/**
+ * nvfab_queue_state() - the state of queue @qid
+ * @ctrl: the controller
+ * @qid: a queue ID below @ctrl->nr_queue_state
+ *
+ * Context: any context; a snapshot.
+ * Return: its enum nvfab_queue_state.
+ */
+static inline enum nvfab_queue_state nvfab_queue_state(struct nvfab_ctrl *ctrl,
+						       int qid)
+{
+	return atomic_read(&ctrl->queue_state[qid]);
+}
+
+/**
+ * nvfab_queue_live() - does queue @qid trust what it receives?
+ * @ctrl: the controller
+ * @qid: a queue ID below @ctrl->nr_queue_state
+ *
+ * Context: any context; a snapshot.
+ * Return: true while the queue is LIVE or CONNECTED.
+ */
+static inline bool nvfab_queue_live(struct nvfab_ctrl *ctrl, int qid)
+{
+	enum nvfab_queue_state s = nvfab_queue_state(ctrl, qid);
+
+	return s == NVFAB_QUEUE_LIVE || s == NVFAB_QUEUE_CONNECTED;
+}
+
+bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq);
 blk_status_t nvfab_fail_nonready(struct nvfab_ctrl *ctrl, struct request *rq);
 void nvfab_complete_rq(struct request *rq);
 bool nvfab_try_complete_req(struct request *rq, __le16 status,

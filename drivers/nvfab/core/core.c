@@ -366,7 +366,7 @@ static void nvfab_free_ctrl(struct device *dev)
 	if (ctrl->admin_q)
 		blk_put_queue(ctrl->admin_q);
 	nvfab_instance_put(ctrl->instance);
-	bitmap_free(ctrl->live_qids);
+	kfree(ctrl->queue_state);
 	ctrl->ops->free_ctrl(ctrl);
 }
 
@@ -417,10 +417,12 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	xa_init(&ctrl->ana_groups);
 	INIT_WORK(&ctrl->ana_work, nvfab_ana_work);
 
-	ctrl->live_qids = bitmap_zalloc(opts->nr_io_queues +
-					opts->nr_write_queues +
-					opts->nr_poll_queues + 1, GFP_KERNEL);
-	if (!ctrl->live_qids)
+	ctrl->nr_queue_state = opts->nr_io_queues + opts->nr_write_queues +
+			       opts->nr_poll_queues + 1;
+	/* zeroed: every queue NVFAB_QUEUE_FREE */
+	ctrl->queue_state = kcalloc(ctrl->nr_queue_state,
+				    sizeof(*ctrl->queue_state), GFP_KERNEL);
+	if (!ctrl->queue_state)
 		return -ENOMEM;
 
 	ret = nvfab_instance_get();
@@ -453,7 +455,7 @@ out_free_name:
 out_put_instance:
 	nvfab_instance_put(ctrl->instance);
 out_free_bitmap:
-	bitmap_free(ctrl->live_qids);
+	kfree(ctrl->queue_state);
 	return ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_init_ctrl);

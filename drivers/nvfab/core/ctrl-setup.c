@@ -359,10 +359,8 @@ static void nvfab_stop_io_queues(struct nvfab_ctrl *ctrl, unsigned int nr)
 {
 	unsigned int qid;
 
-	for (qid = 1; qid <= nr; qid++) {
-		clear_bit(qid, ctrl->live_qids);
+	for (qid = 1; qid <= nr; qid++)
 		ctrl->ops->stop_queue(ctrl, qid);
-	}
 }
 
 /*
@@ -515,7 +513,6 @@ void nvfab_teardown_admin_queue(struct nvfab_ctrl *ctrl, bool remove)
 		return;
 	if (!test_and_set_bit(NVFAB_CTRL_ADMIN_Q_STOPPED, &ctrl->flags)) {
 		nvfab_quiesce_admin(ctrl);
-		clear_bit(0, ctrl->live_qids);
 		ctrl->ops->stop_queue(ctrl, 0);
 		blk_mq_tagset_busy_iter(&ctrl->admin_tagset,
 					nvfab_cancel_request, ctrl);

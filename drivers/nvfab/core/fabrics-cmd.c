@@ -206,7 +206,12 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 	}
 	if (qid == 0)
 		ctrl->cntlid = le16_to_cpu(res.u16);
-	set_bit(qid, ctrl->live_qids);
+	/* lost if the queue failed meanwhile: nothing may go out on it */
+	if (!nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_CONNECTED)) {
+		dev_err(ctrl->device, "Connect (qid %d) succeeded on a queue that failed meanwhile\n",
+			qid);
+		return -ENOTCONN;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_connect_queue);

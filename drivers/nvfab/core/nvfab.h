@@ -188,6 +188,10 @@ struct nvfab_id_info {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool nvfab_sqflow_refusal(bool auto_asked, int status, u32 result);
+
+/* queue-state.c */
+bool nvfab_queue_transition_ok(enum nvfab_queue_state old,
+			       enum nvfab_queue_state new);
 #endif
 int nvfab_check_id_ctrl(const struct nvme_id_ctrl *id, const char *want_nqn,
 			bool discovery, u64 cap, u16 cntlid,

@@ -307,26 +307,26 @@ static bool nvfab_is_connect(struct request *rq)
  * nvfab_check_ready() - may this request be sent now?
  * @ctrl: the controller
  * @rq: the request
- * @queue_live: the transport queue is up (connected, initialised)
  *
- * A request may go out on a queue whose Fabrics Connect succeeded, while
- * the controller is live or (re)connecting, so that requests requeued by a
- * reset drain as soon as their queue is back. A Connect may go out on a
- * queue that is up but not connected yet. User passthrough on the admin
+ * A request may go out on a queue whose Fabrics Connect succeeded
+ * (NVFAB_QUEUE_CONNECTED), while the controller is live or (re)connecting,
+ * so that requests requeued by a reset drain as soon as their queue is
+ * back. A Connect may go out on a queue that is up but not connected yet
+ * (NVFAB_QUEUE_LIVE); nothing goes out on a queue in any other state. User passthrough on the admin
  * queue waits for the controller to be live. While deleting, only the
  * host's own commands (shutdown) go out.
  *
  * Context: any context (blk_mq_ops.queue_rq).
  * Return: true if the request may be sent.
  */
-bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
-		       bool queue_live)
+bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq)
 {
 	enum nvfab_ctrl_state state = nvfab_ctrl_state(ctrl);
 	struct nvfab_request *req = nvfab_req(rq);
 	bool admin = rq->q == ctrl->admin_q;
 	int qid = admin ? 0 : rq->mq_hctx->queue_num + 1;
-	bool connected = queue_live && test_bit(qid, ctrl->live_qids);
+	enum nvfab_queue_state qs = nvfab_queue_state(ctrl, qid);
+	bool connected = qs == NVFAB_QUEUE_CONNECTED;
 	bool internal = blk_rq_is_passthrough(rq) &&
 			!(req->flags & NVFAB_REQ_USERCMD);
 
@@ -335,7 +335,7 @@ bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq,
 	switch (state) {
 	case NVFAB_CTRL_CONNECTING:
 		if (internal && nvfab_is_connect(rq))
-			return queue_live;
+			return qs == NVFAB_QUEUE_LIVE;
 		if (admin && (req->flags & NVFAB_REQ_USERCMD))
 			return false;
 		return connected;

@@ -232,6 +232,35 @@ TRACE_EVENT(nvfab_ctrl_state,
 		  nvfab_trace_ctrl_state(__entry->new))
 );
 
+#define nvfab_trace_queue_state(x)					\
+	__print_symbolic(x,						\
+		{ NVFAB_QUEUE_FREE,		"free" },		\
+		{ NVFAB_QUEUE_STARTING,		"starting" },		\
+		{ NVFAB_QUEUE_LIVE,		"live" },		\
+		{ NVFAB_QUEUE_CONNECTED,	"connected" },		\
+		{ NVFAB_QUEUE_FAILED,		"failed" },		\
+		{ NVFAB_QUEUE_STOPPED,		"stopped" })
+
+TRACE_EVENT(nvfab_queue_state,
+	TP_PROTO(struct nvfab_ctrl *ctrl, int qid, int old, int new),
+	TP_ARGS(ctrl, qid, old, new),
+	TP_STRUCT__entry(
+		__field(int, ctrl_id)
+		__field(int, qid)
+		__field(int, old)
+		__field(int, new)
+	),
+	TP_fast_assign(
+		__entry->ctrl_id = ctrl->instance;
+		__entry->qid = qid;
+		__entry->old = old;
+		__entry->new = new;
+	),
+	TP_printk("nvfab%d: queue %d: %s -> %s", __entry->ctrl_id,
+		  __entry->qid, nvfab_trace_queue_state(__entry->old),
+		  nvfab_trace_queue_state(__entry->new))
+);
+
 #endif /* _NVFAB_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -185,11 +185,12 @@ static int nvfab_rdma_cm_handler(struct rdma_cm_id *id,
 	case RDMA_CM_EVENT_DISCONNECTED:
 	case RDMA_CM_EVENT_ADDR_CHANGE:
 		/*
-		 * Our own disconnect (stop_queue) clears LIVE first; a
-		 * controller being reset or deleted is torn down already,
-		 * and the target disconnects its queues when it shuts down.
+		 * Our own disconnect (stop_queue) leaves the live states
+		 * first; a controller being reset or deleted is torn down
+		 * already, and the target disconnects its queues when it
+		 * shuts down.
 		 */
-		if (test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags) &&
+		if (nvfab_queue_live(ctrl, queue->qid) &&
 		    (nvfab_ctrl_state(ctrl) == NVFAB_CTRL_LIVE ||
 		     nvfab_ctrl_state(ctrl) == NVFAB_CTRL_CONNECTING))
 			nvfab_rdma_queue_error(queue, "%s",

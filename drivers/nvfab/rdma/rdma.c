@@ -55,8 +55,19 @@ static DEFINE_MUTEX(nvfab_rdma_ctrl_mutex);	/* protects the list above */
 
 static struct workqueue_struct *nvfab_rdma_wq;
 
-/* Bit of nvfab_rdma_queue.flags: a protocol error was seen. */
-#define NVFAB_RDMA_Q_ERROR	2
+/*
+ * May the queue act on a receive completion? While it starts (a CQE before
+ * the Connect is checked, and refused, on arrival) and while it is live;
+ * not once it failed or stopped.
+ */
+static bool nvfab_rdma_receiving(struct nvfab_rdma_queue *queue)
+{
+	enum nvfab_queue_state s = nvfab_queue_state(&queue->ctrl->ctrl,
+						     queue->qid);
+
+	return s == NVFAB_QUEUE_STARTING || s == NVFAB_QUEUE_LIVE ||
+	       s == NVFAB_QUEUE_CONNECTED;
+}
 
 /* ---- devices ---- */
 
@@ -134,7 +145,8 @@ void nvfab_rdma_queue_error(struct nvfab_rdma_queue *queue, const char *fmt,
 	struct va_format vaf;
 	va_list args;
 
-	if (test_and_set_bit(NVFAB_RDMA_Q_ERROR, &queue->flags))
+	/* the first error of the queue is reported and acted on, once */
+	if (!nvfab_change_queue_state(ctrl, queue->qid, NVFAB_QUEUE_FAILED))
 		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
@@ -188,10 +200,10 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_rdma_check_rsp);
 /**
  * nvfab_rdma_wc_is_error() - does a completion status break the queue?
  * @status: the work completion's status
- * @live: the queue is live (NVFAB_RDMA_Q_LIVE)
+ * @live: the queue is live (nvfab_queue_live())
  *
  * Any error does; a flush (the QP left RTS) does only while the queue is
- * live: stopping a queue clears NVFAB_RDMA_Q_LIVE before it flushes.
+ * live: stopping a queue leaves the live states before it flushes.
  *
  * Context: any context.
  * Return: true when @status must start error recovery.
@@ -222,8 +234,8 @@ static void nvfab_rdma_put_req(struct nvfab_rdma_request *req)
  * @what: the work request, for the log ("send", "receive", ...)
  *
  * An error status starts the queue's error recovery. A flush means that
- * the QP has left RTS: expected while the queue is stopped (which clears
- * NVFAB_RDMA_Q_LIVE first), a failure of the link or the device otherwise,
+ * the QP has left RTS: expected while the queue is stopped (which leaves
+ * the live states first), a failure of the link or the device otherwise,
  * whose cause may have been reported on another work request or only as a
  * QP event.
  *
@@ -236,7 +248,8 @@ bool nvfab_rdma_wc_ok(struct nvfab_rdma_queue *queue, struct ib_wc *wc,
 	if (likely(wc->status == IB_WC_SUCCESS))
 		return true;
 	if (nvfab_rdma_wc_is_error(wc->status,
-				   test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags)))
+				   nvfab_queue_live(&queue->ctrl->ctrl,
+						    queue->qid)))
 		nvfab_rdma_queue_error(queue, "%s failed: %s (%d)", what,
 				       ib_wc_status_msg(wc->status),
 				       wc->status);
@@ -364,7 +377,7 @@ static void nvfab_rdma_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	if (!nvfab_rdma_wc_ok(queue, wc, "receive"))
 		return;
-	if (test_bit(NVFAB_RDMA_Q_ERROR, &queue->flags))
+	if (!nvfab_rdma_receiving(queue))
 		return;
 	if (wc->byte_len < sizeof(struct nvme_completion)) {
 		nvfab_rdma_queue_error(queue, "response capsule of %u bytes",
@@ -738,7 +751,11 @@ static int nvfab_rdma_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	mutex_lock(&queue->queue_lock);
 	queue->ctrl = rctrl;
 	queue->qid = qid;
-	queue->flags = 0;
+	/* a queue is freed before it is started again */
+	if (!nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_STARTING)) {
+		mutex_unlock(&queue->queue_lock);
+		return -EBUSY;
+	}
 	queue->queue_size = qid ? ctrl->sqsize + 1 : NVME_AQ_DEPTH;
 	queue->inline_max = 0;
 	if (qid && !ctrl->icdoff && ctrl->ioccsz * 16 > sizeof(struct nvme_command))
@@ -758,10 +775,13 @@ static int nvfab_rdma_start_queue(struct nvfab_ctrl *ctrl, int qid)
 		rctrl->aer_outstanding = false;
 		nvfab_rdma_set_limits(rctrl, queue->device);
 	}
-	set_bit(NVFAB_RDMA_Q_ALLOCATED, &queue->flags);
-	/* a poller that sees the queue live sees its CQ */
+	/*
+	 * A poller that sees the queue live sees its CQ. A queue that failed
+	 * while it started (a CQE before the Connect) stays FAILED: its
+	 * fail_work, or error recovery, stops it, and nothing is sent on it.
+	 */
 	spin_lock(&queue->poll_lock);
-	set_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
+	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_LIVE);
 	spin_unlock(&queue->poll_lock);
 	mutex_unlock(&queue->queue_lock);
 	return 0;
@@ -772,6 +792,7 @@ out_disconnect:
 	nvfab_rdma_destroy_qp(queue);
 	nvfab_rdma_cm_destroy(queue);
 out_unlock:
+	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FREE);
 	mutex_unlock(&queue->queue_lock);
 	/*
 	 * The core frees no queue whose start failed, and may free the tag
@@ -785,7 +806,7 @@ out_unlock:
 static void nvfab_rdma_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 {
 	struct nvfab_rdma_queue *queue = &to_rdma_ctrl(ctrl)->queues[qid];
-	bool live;
+	bool stopping;
 
 	mutex_lock(&queue->queue_lock);
 	/*
@@ -794,9 +815,9 @@ static void nvfab_rdma_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 	 * freed as soon as this returns.
 	 */
 	spin_lock(&queue->poll_lock);
-	live = test_and_clear_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
+	stopping = nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_STOPPED);
 	spin_unlock(&queue->poll_lock);
-	if (live) {
+	if (stopping) {
 		/*
 		 * A sender that saw the queue live (->queue_rq, the AER) posts
 		 * inside an RCU read-side section: wait for it, so that nothing
@@ -821,14 +842,17 @@ static void nvfab_rdma_free_queue(struct nvfab_ctrl *ctrl, int qid)
 
 	/* before queue_lock: the work takes it to stop the queue */
 	cancel_work_sync(&queue->fail_work);
+	/* a queue that was not stopped yet (no-op otherwise) */
+	nvfab_rdma_stop_queue(ctrl, qid);
 	mutex_lock(&queue->queue_lock);
-	if (test_and_clear_bit(NVFAB_RDMA_Q_ALLOCATED, &queue->flags)) {
+	if (nvfab_queue_state(ctrl, qid) == NVFAB_QUEUE_STOPPED) {
 		if (!qid)
 			nvfab_rdma_free_qe(queue->device->dev, &rctrl->aer_sqe,
 					   sizeof(struct nvme_command),
 					   DMA_TO_DEVICE);
 		nvfab_rdma_destroy_qp(queue);
 		nvfab_rdma_cm_destroy(queue);
+		nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FREE);
 	}
 	mutex_unlock(&queue->queue_lock);
 	cancel_work_sync(&queue->fail_work);
@@ -856,14 +880,13 @@ static blk_status_t nvfab_rdma_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
 	struct request *rq = bd->rq;
 	struct nvfab_rdma_request *req = blk_mq_rq_to_pdu(rq);
-	bool live = test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags);
 	struct ib_device *ibdev;
 	struct ib_send_wr wr = { }, *first = &wr;
 	const struct ib_send_wr *bad_wr = NULL;
 	blk_status_t sts;
 	int ret;
 
-	if (!nvfab_check_ready(ctrl, rq, live))
+	if (!nvfab_check_ready(ctrl, rq))
 		return nvfab_fail_nonready(ctrl, rq);
 
 	sts = nvfab_setup_cmd(rq);
@@ -956,7 +979,7 @@ static int nvfab_rdma_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob
 
 	if (!spin_trylock(&queue->poll_lock))
 		return 0;
-	if (queue->poll && test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags))
+	if (queue->poll && nvfab_queue_live(&queue->ctrl->ctrl, queue->qid))
 		n = ib_process_cq_direct(queue->cq, -1);
 	spin_unlock(&queue->poll_lock);
 	return n;
@@ -1067,7 +1090,7 @@ static void nvfab_rdma_submit_async_event(struct nvfab_ctrl *ctrl)
 
 	/* the check and the post in one RCU section: see stop_queue */
 	rcu_read_lock();
-	if (!test_bit(NVFAB_RDMA_Q_LIVE, &queue->flags) ||
+	if (!nvfab_queue_live(&rctrl->ctrl, 0) ||
 	    READ_ONCE(rctrl->aer_outstanding))
 		goto out_unlock;
 	ibdev = queue->device->dev;

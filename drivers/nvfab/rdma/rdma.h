@@ -65,17 +65,12 @@ struct nvfab_rdma_qe {
 
 struct nvfab_rdma_ctrl;
 
-/* Bits of nvfab_rdma_queue.flags */
-#define NVFAB_RDMA_Q_ALLOCATED	0	/* QP, CQ, CM ID exist */
-#define NVFAB_RDMA_Q_LIVE	1	/* completions are trusted */
-
 /**
  * struct nvfab_rdma_queue - one NVMe queue: an RC QP and its CQ
  * @queue_lock:	serialises start, stop and free of the queue
  * @fail_work:	fails the queue after an error while connecting
  * @ctrl:	the controller
  * @qid:	queue ID, 0 for the admin queue
- * @flags:	NVFAB_RDMA_Q_*
  * @queue_size:	entries of the SQ (HSQSIZE + 1) and receive buffers posted
  * @cm_id:	the rdma_cm identifier
  * @cm_done:	completed by the CM handler when the step waited for ends
@@ -88,7 +83,8 @@ struct nvfab_rdma_ctrl;
  * @cq:		its completion queue
  * @poll:	@cq is polled by blk_mq_ops.poll (IB_POLL_DIRECT)
  * @poll_lock:	held by blk_mq_ops.poll while it reaps @cq, and by start
- *		and stop while they set and clear NVFAB_RDMA_Q_LIVE
+ *		and stop while they move the queue into and out of the live
+ *		states (nvfab_queue_live())
  * @retired_mrs: MRs taken from requests whose rkey may still be valid,
  *		deregistered (never reused) when the queue stops
  * @rsp_ring:	@queue_size receive buffers of one CQE each
@@ -99,7 +95,6 @@ struct nvfab_rdma_queue {
 	struct work_struct		fail_work;
 	struct nvfab_rdma_ctrl		*ctrl;
 	int				qid;
-	unsigned long			flags;
 	u32				queue_size;
 	struct rdma_cm_id		*cm_id;
 	struct completion		cm_done;

@@ -115,12 +115,13 @@ struct nvfab_tcp_request {
 	struct iov_iter			iter;
 };
 
-/* Queue flags */
-#define NVFAB_TCP_Q_ALLOCATED	0
-#define NVFAB_TCP_Q_LIVE	1
-#define NVFAB_TCP_Q_POLLING	2
-#define NVFAB_TCP_Q_BUSY	3	/* owned: see nvfab_tcp_own() */
-#define NVFAB_TCP_Q_KICK	4	/* io_work wanted it meanwhile */
+/*
+ * Queue flags: who owns the queue's send and receive sides. The queue's
+ * state is the core's (nvfab_queue_state()).
+ */
+#define NVFAB_TCP_Q_POLLING	0
+#define NVFAB_TCP_Q_BUSY	1	/* owned: see nvfab_tcp_own() */
+#define NVFAB_TCP_Q_KICK	2	/* io_work wanted it meanwhile */
 
 struct nvfab_tcp_ctrl;
 
@@ -135,7 +136,6 @@ struct nvfab_tcp_queue {
 	struct work_struct		io_work;
 	int				io_cpu;
 	unsigned long			flags;
-	bool				rd_enabled;	/* owner only */
 	unsigned int			nr_cqe;		/* completions seen */
 
 	/* send side, owner only (but req_list, lock-free) */
@@ -546,9 +546,15 @@ static int nvfab_tcp_try_send(struct nvfab_tcp_queue *queue)
 
 /* ---- receiving ---- */
 
+/* May the queue's receive side parse what arrives? */
+static inline bool nvfab_tcp_receiving(struct nvfab_tcp_queue *queue)
+{
+	return nvfab_queue_live(&queue->ctrl->ctrl, queue->qid);
+}
+
 /*
- * A queue broke: recover a live controller. Context: any (the socket's
- * state_change callback too).
+ * A queue broke, and its move to NVFAB_QUEUE_FAILED was ours: recover a
+ * live controller. Context: any (the socket's state_change callback too).
  */
 static void nvfab_tcp_queue_failed(struct nvfab_tcp_queue *queue)
 {
@@ -579,12 +585,14 @@ static void nvfab_tcp_error(struct nvfab_tcp_queue *queue, const char *fmt,
 	struct va_format vaf;
 	va_list args;
 
+	/* the first error of the queue is reported and acted on, once */
+	if (!nvfab_change_queue_state(ctrl, queue->qid, NVFAB_QUEUE_FAILED))
+		return;
 	va_start(args, fmt);
 	vaf.fmt = fmt;
 	vaf.va = &args;
 	dev_err(ctrl->device, "queue %d: %pV\n", queue->qid, &vaf);
 	va_end(args);
-	queue->rd_enabled = false;
 	nvfab_tcp_queue_failed(queue);
 }
 
@@ -1095,7 +1103,7 @@ static int nvfab_tcp_recv_skb(read_descriptor_t *desc, struct sk_buff *skb,
 	size_t consumed = len;
 	int ret = 0;
 
-	while (len && queue->rd_enabled) {
+	while (len && nvfab_tcp_receiving(queue)) {
 		switch (queue->rcv_state) {
 		case NVFAB_TCP_RECV_PDU: {
 			size_t n = min(len, queue->pdu_len - queue->pdu_offset);
@@ -1129,7 +1137,8 @@ static int nvfab_tcp_recv_skb(read_descriptor_t *desc, struct sk_buff *skb,
 			break;
 		}
 		if (ret) {
-			queue->rd_enabled = false;
+			/* reported already, unless skb_copy_bits() failed */
+			nvfab_tcp_error(queue, "receive failed: %d", ret);
 			desc->error = ret;
 			return ret;
 		}
@@ -1174,7 +1183,7 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 			nvfab_tcp_error(queue, "send failed: %d", ret);
 			break;
 		}
-		if (!queue->rd_enabled) {
+		if (!nvfab_tcp_receiving(queue)) {
 			pending = false;
 			break;
 		}
@@ -1185,7 +1194,7 @@ static void nvfab_tcp_io_work(struct work_struct *work)
 			pending = false;
 			break;
 		}
-		if (!queue->rd_enabled)
+		if (!nvfab_tcp_receiving(queue))
 			pending = false;
 	} while (pending && !time_after(jiffies, deadline));
 	nvfab_tcp_release(queue);
@@ -1231,13 +1240,12 @@ static void nvfab_tcp_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	queue = sk->sk_user_data;
 	/* A polled queue is read by its poller while it polls. */
-	if (unlikely(!queue || !queue->rd_enabled) ||
+	if (unlikely(!queue || !nvfab_tcp_receiving(queue)) ||
 	    test_bit(NVFAB_TCP_Q_POLLING, &queue->flags))
 		goto out;
 	if (!sock_owned_by_user(sk) && nvfab_tcp_own(queue)) {
 		read_descriptor_t desc = { .arg.data = queue, .count = 1 };
-		bool inline_rcv = queue->rd_enabled &&
-				  nvfab_tcp_recv_inline(queue, sk);
+		bool inline_rcv = nvfab_tcp_recv_inline(queue, sk);
 
 		if (inline_rcv)
 			queue->sock->ops->read_sock(sk, &desc,
@@ -1278,9 +1286,16 @@ static void nvfab_tcp_state_change(struct sock *sk)
 	case TCP_LAST_ACK:
 	case TCP_FIN_WAIT1:
 	case TCP_FIN_WAIT2:
+		/*
+		 * During a connect too: the command it waits for fails now.
+		 * A queue that failed already (a protocol error, then the
+		 * target's close) is failed once.
+		 */
+		if (!nvfab_change_queue_state(&queue->ctrl->ctrl, queue->qid,
+					      NVFAB_QUEUE_FAILED))
+			break;
 		dev_info(queue->ctrl->ctrl.device, "queue %d: connection closed (state %d)\n",
 			 queue->qid, sk->sk_state);
-		/* during a connect too: the command it waits for fails now */
 		nvfab_tcp_queue_failed(queue);
 		break;
 	default:
@@ -1485,6 +1500,11 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 		return -EINVAL;
 
 	mutex_lock(&queue->queue_lock);
+	/* a queue is freed before it is started again */
+	if (!nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_STARTING)) {
+		mutex_unlock(&queue->queue_lock);
+		return -EBUSY;
+	}
 	memset_startat(queue, 0, ctrl);
 	queue->ctrl = tctrl;
 	queue->qid = qid;
@@ -1535,7 +1555,8 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	if (ctrl->icdoff)
 		queue->inline_max = 0;
 	nvfab_tcp_rcv_reset(queue);
-	queue->rd_enabled = true;
+	/* live before the callbacks: an error they see fails the queue */
+	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_LIVE);
 
 	write_lock_bh(&sk->sk_callback_lock);
 	sk->sk_user_data = queue;
@@ -1548,9 +1569,6 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	sk->sk_rcvtimeo = MAX_SCHEDULE_TIMEOUT;
 	sk->sk_sndtimeo = MAX_SCHEDULE_TIMEOUT;
 	write_unlock_bh(&sk->sk_callback_lock);
-
-	set_bit(NVFAB_TCP_Q_ALLOCATED, &queue->flags);
-	set_bit(NVFAB_TCP_Q_LIVE, &queue->flags);
 	mutex_unlock(&queue->queue_lock);
 	/* Data may have arrived before the callbacks were in place. */
 	queue_work_on(queue->io_cpu, nvfab_tcp_wq, &queue->io_work);
@@ -1560,6 +1578,7 @@ out_release:
 	sock_release(queue->sock);
 	queue->sock = NULL;
 out_unlock:
+	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FREE);
 	mutex_unlock(&queue->queue_lock);
 	/*
 	 * The core frees no queue whose start failed, and may free the tag
@@ -1576,7 +1595,7 @@ static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 	struct sock *sk;
 
 	mutex_lock(&queue->queue_lock);
-	if (test_and_clear_bit(NVFAB_TCP_Q_LIVE, &queue->flags)) {
+	if (nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_STOPPED)) {
 		sk = queue->sock->sk;
 		write_lock_bh(&sk->sk_callback_lock);
 		sk->sk_user_data = NULL;
@@ -1593,7 +1612,6 @@ static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid)
 		 */
 		while (!nvfab_tcp_own(queue))
 			usleep_range(100, 200);
-		queue->rd_enabled = false;
 		clear_bit(NVFAB_TCP_Q_KICK, &queue->flags);
 		clear_bit_unlock(NVFAB_TCP_Q_BUSY, &queue->flags);
 	}
@@ -1608,8 +1626,10 @@ static void nvfab_tcp_free_queue(struct nvfab_ctrl *ctrl, int qid)
 
 	/* before queue_lock: the work takes it to stop the queue */
 	cancel_work_sync(&queue->fail_work);
+	/* a queue that was not stopped yet (no-op otherwise) */
+	nvfab_tcp_stop_queue(ctrl, qid);
 	mutex_lock(&queue->queue_lock);
-	if (test_and_clear_bit(NVFAB_TCP_Q_ALLOCATED, &queue->flags)) {
+	if (nvfab_queue_state(ctrl, qid) == NVFAB_QUEUE_STOPPED) {
 		cancel_work_sync(&queue->io_work);
 		/* Requests still listed were cancelled by the core. */
 		node = llist_del_all(&queue->req_list);
@@ -1624,6 +1644,7 @@ static void nvfab_tcp_free_queue(struct nvfab_ctrl *ctrl, int qid)
 		queue->request = NULL;
 		sock_release(queue->sock);
 		queue->sock = NULL;
+		nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FREE);
 	}
 	mutex_unlock(&queue->queue_lock);
 	/* io_work, cancelled above, may have queued it meanwhile */
@@ -1715,10 +1736,9 @@ static blk_status_t nvfab_tcp_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
 	struct request *rq = bd->rq;
 	struct nvfab_tcp_request *req = blk_mq_rq_to_pdu(rq);
-	bool live = test_bit(NVFAB_TCP_Q_LIVE, &queue->flags);
 	blk_status_t ret;
 
-	if (!nvfab_check_ready(ctrl, rq, live))
+	if (!nvfab_check_ready(ctrl, rq))
 		return nvfab_fail_nonready(ctrl, rq);
 
 	ret = nvfab_setup_cmd(rq);
@@ -1768,7 +1788,7 @@ static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	unsigned int before;
 	struct sock *sk;
 
-	if (!test_bit(NVFAB_TCP_Q_LIVE, &queue->flags) || !queue->rd_enabled)
+	if (!nvfab_tcp_receiving(queue))
 		return 0;
 	/* io_work, data_ready or a sender has the queue: it will reap. */
 	if (!nvfab_tcp_own(queue))
@@ -1877,7 +1897,7 @@ static void nvfab_tcp_submit_async_event(struct nvfab_ctrl *ctrl)
 	struct nvme_tcp_cmd_pdu *pdu = &req->cmd_pdu;
 	size_t hdgst = nvfab_tcp_hdgst_len(queue);
 
-	if (!test_bit(NVFAB_TCP_Q_LIVE, &queue->flags) || req->send_busy)
+	if (!nvfab_queue_live(ctrl, 0) || req->send_busy)
 		return;
 	memset(pdu, 0, sizeof(*pdu));
 	pdu->hdr.type = nvme_tcp_cmd;
