@@ -49,10 +49,19 @@ struct request;
  *		virtual addresses (rdma_rxe, siw: ib_uses_virt_dma())
  * @name:	its name for messages and provider policies (the ib_device
  *		name)
+ * @fence:	optional: called by nvfab_peer_revoke() for each mapping made
+ *		for this device that is still in place when its claim is
+ *		revoked. It must make the device stop using the mapping
+ *		promptly (invalidate or deregister the memory registrations
+ *		that name it, for example by failing the queue that carries
+ *		it) and lead to its nvfab_peer_unmap_sg(); it must neither
+ *		wait for that nor unmap itself. Called in process context with a spinlock held
+ *		(interrupts off): it must not sleep.
  */
 struct nvfab_peer_dma_dev {
 	struct device	*dev;
 	const char	*name;
+	void		(*fence)(struct nvfab_peer_map *map);
 };
 
 /**
@@ -142,6 +151,8 @@ struct nvfab_peer_provider {
  * @dma_nents:	DMA segments the provider made
  * @bytes:	bytes mapped
  * @provider_data: free for the provider between map_sg and unmap_sg
+ * @claim_entry: private to nvfab-peermem: in the claim's list of live
+ *		mappings, for nvfab_peer_revoke()'s fence
  *
  * Lives in the transport's per-request data; zero it, or let
  * nvfab_peer_map_sg() set it up.
@@ -156,6 +167,7 @@ struct nvfab_peer_map {
 	int					dma_nents;
 	u64					bytes;
 	unsigned long				provider_data;
+	struct list_head			claim_entry;
 };
 
 DECLARE_STATIC_KEY_FALSE(nvfab_peer_providers);

@@ -39,12 +39,17 @@ set -u
 HELPER="$(dirname "$0")/peermem_buf.py"
 TEST_MOD=nvfab-peermem-test
 GPUBAR=${NVFAB_GPUBAR_FILE:-${OUT:-/tmp/out}/.vm/gpubar}
-PART_B=18
+PART_B=19
 
 buf() { python3 -B -S "$HELPER" "$@"; }
 
 peermem_cleanup() {
 	nvfab_rdma_cleanup
+	# the stalled check's null_blk device, if it was left behind
+	if [ -d /sys/kernel/config/nullb/nullbslow ]; then
+		echo 0 >/sys/kernel/config/nullb/nullbslow/power
+		rmdir /sys/kernel/config/nullb/nullbslow
+	fi 2>/dev/null
 	nvfab_unload "$TEST_MOD" nvfab-peermem >/dev/null 2>&1
 	return 0
 }
@@ -159,6 +164,7 @@ b_checks=(
 	"controller still live after the refused I/O"
 	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head, the path skipped only when unreachable, revoked I/O counted as revoked, no bounces"
 	"busy_every=2: mappings the provider refuses with EAGAIN are retried, the I/O works, and no path's queue_depth stays above 0"
+	"revoke during a read the target holds 8 s (null_blk): returns within 4 s (the queue stops, its MRs go), the read fails with EREMOTEIO"
 	"a second rdma path ($RDMA_W_HDEV) and a tcp path join the head"
 	"peer I/O on three paths: only rdma paths carry it, the tcp path is skipped"
 	"P2PDMA pages refused at once (EREMOTEIO) while the tcp path is in the head, work again without it"
@@ -229,6 +235,31 @@ else
 		[ "$rc" = 0 ] && [ "$n" -ge 1 ] && [ "$bad" = 0 ] &&
 			[ "$(cat "$P/busy_refused")" -gt "$r0" ]
 	}
+	# stalled: a revoke fences the I/O in flight on the buffer instead of
+	# waiting for it (issue 28: the NVIDIA provider's free callback runs
+	# inside the GPU driver's teardown). Namespace SLOW_NSID of the
+	# subsystem is a null_blk device (null_blk's configfs) that completes
+	# every I/O 8 s late.
+	SLOW_NSID=9 SLOW_NB=/sys/kernel/config/nullb/nullbslow
+	SLOW_NS=$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/9
+	slow_head() { SLOW=$(nvfab_head_dev "$CTRL" "$SLOW_NSID") && test -b "$SLOW"; }
+	slow_ns_del() {
+		[ -d "$SLOW_NS" ] && { echo 0 >"$SLOW_NS/enable"; rmdir "$SLOW_NS"; }
+		[ -d "$SLOW_NB" ] && { echo 0 >"$SLOW_NB/power"; rmdir "$SLOW_NB"; }
+		return 0
+	}
+	stalled() {
+		mountpoint -q /sys/kernel/config || return
+		[ -d /sys/kernel/config/nullb ] || { ktap_diag "null_blk has no configfs"; return 1; }
+		mkdir "$SLOW_NB" && echo 2 >"$SLOW_NB/irqmode" &&
+			echo 8000000000 >"$SLOW_NB/completion_nsec" &&
+			echo 16 >"$SLOW_NB/size" && echo 4096 >"$SLOW_NB/blocksize" &&
+			echo 1 >"$SLOW_NB/power" && test -b /dev/nullbslow || return
+		mkdir "$SLOW_NS" && echo /dev/nullbslow >"$SLOW_NS/device_path" &&
+			echo 1 >"$SLOW_NS/enable" || return
+		busywait 30000 slow_head || { ktap_diag "no head for NSID $SLOW_NSID"; return 1; }
+		buf revoke_stalled "$GPUBAR" "$SLOW"
+	}
 	# more_paths: the wire topology's rdma path (CR2) and the
 	# topology's tcp path 1 (CT) to the same subsystem, in DEV's head.
 	more_paths() {
@@ -295,21 +326,23 @@ else
 		ktap_check "${b_checks[10]}" test "$(cat "$CTRL/state")" = live
 		ktap_check "${b_checks[11]}" counters
 		ktap_check "${b_checks[12]}" busy
+		ktap_check "${b_checks[13]}" stalled
+		slow_ns_del
 		CR1=$CTRL
-		if ktap_check "${b_checks[13]}" more_paths; then
-			ktap_check "${b_checks[14]}" three_paths
+		if ktap_check "${b_checks[14]}" more_paths; then
+			ktap_check "${b_checks[15]}" three_paths
 			if [ -n "$P2PMEM" ]; then
-				ktap_check "${b_checks[15]}" p2p_tcp
+				ktap_check "${b_checks[16]}" p2p_tcp
 			else
-				ktap_skip "${b_checks[15]}" "$P2PMEM_WHY"
+				ktap_skip "${b_checks[16]}" "$P2PMEM_WHY"
 			fi
-			ktap_check "${b_checks[16]}" other_rdma
+			ktap_check "${b_checks[17]}" other_rdma
 		else
-			for d in "${b_checks[@]:14:3}"; do
+			for d in "${b_checks[@]:15:3}"; do
 				ktap_skip "$d" "the paths did not join"
 			done
 		fi
-		ktap_check "${b_checks[17]}" eval \
+		ktap_check "${b_checks[18]}" eval \
 			'nvfab_delete_all && nvfab_unload nvfab-rdma nvfab-tcp nvfab-fabrics nvfab-core'
 	else
 		ktap_fail "${b_checks[0]}"

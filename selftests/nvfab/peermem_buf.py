@@ -13,6 +13,7 @@
   peermem_buf.py revoke GPUBAR DISK
   peermem_buf.py p2pio GPUBAR BDF DISK SIZE [refused]
   peermem_buf.py revoke_busy GPUBAR DISK
+  peermem_buf.py revoke_stalled GPUBAR DISK
   peermem_buf.py pin_busy MODULE DISK
 
 GPUBAR is the file behind the ivshmem BAR 2 ($NVFAB_GPUBAR_FILE): byte i of
@@ -65,6 +66,12 @@ when its checks hold, 1 otherwise.
                EREMOTEIO (even if issued before it: it may not have been
                mapped yet); none fails otherwise. Another buffer still
                works
+  revoke_stalled  a read into a device buffer that the target holds for
+               several seconds (DISK is a namespace whose null_blk device
+               completes after that long); the revoke ioctl, 1.5 s into
+               the read, returns at once (it fences the mapping: the RDMA
+               queue stops and its MRs go) instead of waiting for the
+               target, and the read fails with EREMOTEIO
   pin_busy     rmmod MODULE is refused while I/O on one of its buffers
                runs, and the I/O goes on without an error
 """
@@ -742,6 +749,37 @@ def cmd_revoke_busy(gpubar, disk):
     return 0 if ok else 1
 
 
+def cmd_revoke_stalled(gpubar, disk):
+    size = 64 << 10
+    b = Bufs(gpubar, disk, size)
+    res = {}
+
+    def read():
+        res["r"] = try_io(os.preadv, b.disk, [b.a], LBA_DEV)
+
+    t = threading.Thread(target=read)
+    t.start()
+    time.sleep(1.5)
+    t0 = time.monotonic()
+    err = 0
+    try:
+        revoke(b.fd, buf_addr(b.a))
+    except OSError as e:
+        err = e.errno
+    t1 = time.monotonic()
+    t.join(120)
+    name = errno.errorcode.get
+    n, rerr, secs = res.get("r", (None, -1, 0))
+    diag(f"revoke ioctl 1.5 s into a stalled read: "
+         f"{name(err, err) if err else 'ok'} in {t1 - t0:.3f} s")
+    diag(f"the read: {n if n is not None else name(rerr, rerr)} after "
+         f"{secs:.2f} s")
+    ok = (not err and not t.is_alive() and t1 - t0 < 4 and
+          rerr == errno.EREMOTEIO)
+    b.close()
+    return 0 if ok else 1
+
+
 def cmd_pin_busy(module, disk):
     fd = open_dev()
     m = buf_map(fd, 256 << 10, 2 << 20)
@@ -772,6 +810,7 @@ COMMANDS = {
     "revoke": cmd_revoke,
     "p2pio": cmd_p2pio,
     "revoke_busy": cmd_revoke_busy,
+    "revoke_stalled": cmd_revoke_stalled,
     "pin_busy": cmd_pin_busy,
     "merge": cmd_merge,
 }

@@ -473,18 +473,20 @@ static void nvpn_buf_put(struct nvpn_buf *buf)
  *
  * Called by the NVIDIA driver when the GPU memory of a pin is freed before
  * nvidia_p2p_put_pages() (cudaFree(), the end of the CUDA context). The
- * claim is revoked, which waits for the I/O in flight on the buffer (at
- * most the I/O timeout of the controllers carrying it), so that no RDMA
- * device writes the memory after this returns; later I/O on the buffer
- * fails with EREMOTEIO. As nv-p2p requires of this callback,
+ * claim is revoked, which fences the I/O in flight on the buffer: the
+ * RDMA queues carrying it stop, which deregisters its memory
+ * registrations, without waiting for the target (nvfab_peer_revoke()), so
+ * that no RDMA device writes the memory after this returns; later I/O on
+ * the buffer fails with EREMOTEIO. As nv-p2p requires of this callback,
  * nvidia_p2p_put_pages() and nvidia_p2p_dma_unmap_pages() are not called:
  * the DMA mappings and the page table are handed back with
  * nvidia_p2p_free_dma_mapping() and nvidia_p2p_free_page_table(). The
  * stand-ins stay mapped in user space until munmap().
  *
  * Context: process context, called with locks of the NVIDIA driver held;
- * sleeps (takes buf->lock, waits for I/O), as the callback of NVIDIA's own
- * nvidia-peermem does (it waits for the RDMA core's invalidation).
+ * sleeps (takes buf->lock, waits for the fenced queues to stop), as the
+ * callback of NVIDIA's own nvidia-peermem does (it waits for the RDMA
+ * core's invalidation).
  */
 static void nvpn_free_callback(void *data)
 {

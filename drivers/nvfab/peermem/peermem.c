@@ -54,6 +54,9 @@ struct nvfab_peer_range {
  * @ref:	live mappings, plus the initial reference until revoked
  * @drained:	completed when @ref reached zero after the revoke
  * @revoked:	set once, by the first nvfab_peer_revoke()
+ * @maps_lock:	protects @maps (irqsave: mappings end in any context)
+ * @maps:	the mappings in place (struct nvfab_peer_map), which the
+ *		revoke fences
  * @rcu:	frees the claim after it left the tree
  */
 struct nvfab_peer_claim {
@@ -63,6 +66,8 @@ struct nvfab_peer_claim {
 	struct percpu_ref		ref;
 	struct completion		drained;
 	atomic_t			revoked;
+	spinlock_t			maps_lock;
+	struct list_head		maps;
 	struct rcu_head			rcu;
 };
 
@@ -288,6 +293,8 @@ struct nvfab_peer_claim *nvfab_peer_claim(struct nvfab_peer_provider *prov,
 	INIT_LIST_HEAD(&claim->ranges);
 	claim->priv = priv;
 	init_completion(&claim->drained);
+	spin_lock_init(&claim->maps_lock);
+	INIT_LIST_HEAD(&claim->maps);
 	ret = percpu_ref_init(&claim->ref, nvfab_peer_claim_drained, 0,
 			      GFP_KERNEL);
 	if (ret)
@@ -345,22 +352,36 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_claim_extend);
  * nvfab_peer_revoke() - take claimed pages back from I/O
  * @claim: a claim
  *
- * A fence, not a drain: from now on nvfab_peer_map_sg() refuses the
- * pages with -EKEYREVOKED, which fails the I/O (non-retryably), instead
- * of treating them as host memory, and so does every I/O on them that was
- * submitted but not yet mapped (waiting for a tag, requeued). Returns once
- * every mapping made before has been unmapped, that is once the I/O that
- * was already on the wire has ended: at most the I/O timeout of the
- * controllers that carry it. Revoking twice is harmless.
+ * A fence: from now on nvfab_peer_map_sg() refuses the pages with
+ * -EKEYREVOKED, which fails the I/O (non-retryably), instead of treating
+ * them as host memory, and so does every I/O on them that was submitted
+ * but not yet mapped (waiting for a tag, requeued). Each mapping still in
+ * place is fenced by its DMA device (&nvfab_peer_dma_dev.fence: nvfab-rdma
+ * fails the queue that carries it, whose stop deregisters its memory
+ * registrations and cancels the I/O, which is then retried and refused).
+ * Returns once every mapping made before has been unmapped: as soon as the
+ * fenced queues have stopped, without waiting for the target; for a
+ * device without @fence, once its I/O has ended (at most the I/O timeout
+ * of the controllers that carry it). Revoking twice is harmless.
  *
- * Context: process context, may sleep; must not be called from the
- * provider's own map_sg() or unmap_sg().
+ * Context: process context, may sleep; takes the claim's maps_lock; must
+ * not be called from the provider's own map_sg() or unmap_sg().
  */
 void nvfab_peer_revoke(struct nvfab_peer_claim *claim)
 {
+	struct nvfab_peer_map *map;
+	unsigned long flags;
+
 	might_sleep();
-	if (atomic_xchg(&claim->revoked, 1) == 0)
+	if (atomic_xchg(&claim->revoked, 1) == 0) {
 		percpu_ref_kill(&claim->ref);
+		spin_lock_irqsave(&claim->maps_lock, flags);
+		list_for_each_entry(map, &claim->maps, claim_entry) {
+			if (map->dma->fence)
+				map->dma->fence(map);
+		}
+		spin_unlock_irqrestore(&claim->maps_lock, flags);
+	}
 	wait_for_completion(&claim->drained);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_peer_revoke);
@@ -505,6 +526,27 @@ static void nvfab_peer_put(struct nvfab_peer_map *map)
 		percpu_ref_put(&map->prov->maps);
 }
 
+/*
+ * List a claim's new mapping for nvfab_peer_revoke()'s fence. Under the
+ * lock, either the revoke's walk comes after and fences the mapping, or
+ * it came before, and then this sees the claim revoked (the revoke set
+ * @revoked before it took the lock) and the mapping is refused.
+ * Return: false when the claim was revoked (the mapping is not listed).
+ */
+static bool nvfab_peer_list_map(struct nvfab_peer_map *map)
+{
+	struct nvfab_peer_claim *claim = map->claim;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&claim->maps_lock, flags);
+	ok = !atomic_read(&claim->revoked);
+	if (ok)
+		list_add_tail(&map->claim_entry, &claim->maps);
+	spin_unlock_irqrestore(&claim->maps_lock, flags);
+	return ok;
+}
+
 static void nvfab_peer_count_error(struct nvfab_peer_provider *prov, int err)
 {
 	if (!prov)
@@ -586,6 +628,14 @@ int nvfab_peer_map_sg(struct nvfab_peer_map *map,
 		return ret;
 	}
 	map->dma_nents = ret;
+	if (map->claim && !nvfab_peer_list_map(map)) {
+		/* revoked meanwhile, and its fence did not see this mapping */
+		prov->ops->unmap_sg(map, sgl, nents);
+		nvfab_peer_count_error(prov, -EKEYREVOKED);
+		nvfab_peer_put(map);
+		memset(map, 0, sizeof(*map));
+		return -EKEYREVOKED;
+	}
 	atomic64_inc(&prov->stats.ios);
 	atomic64_add(bytes, &prov->stats.bytes);
 	return ret;
@@ -604,8 +654,15 @@ EXPORT_SYMBOL_NVFAB(nvfab_peer_map_sg);
  */
 void nvfab_peer_unmap_sg(struct nvfab_peer_map *map, struct scatterlist *sgl)
 {
+	unsigned long flags;
+
 	if (!map->prov)
 		return;
+	if (map->claim) {
+		spin_lock_irqsave(&map->claim->maps_lock, flags);
+		list_del(&map->claim_entry);
+		spin_unlock_irqrestore(&map->claim->maps_lock, flags);
+	}
 	map->prov->ops->unmap_sg(map, sgl, map->nents);
 	nvfab_peer_put(map);
 	map->prov = NULL;

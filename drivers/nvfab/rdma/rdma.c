@@ -71,6 +71,23 @@ static bool nvfab_rdma_receiving(struct nvfab_rdma_queue *queue)
 
 /* ---- devices ---- */
 
+/*
+ * &nvfab_peer_dma_dev.fence: the peer memory a request maps was revoked
+ * (the GPU memory is being freed). Failing the request's queue stops it:
+ * the QP is drained and the MRs of its requests are deregistered before
+ * the requests are cancelled and unmapped (nvfab_rdma_stop_queue()), so
+ * the target can no longer write the memory through a stale rkey. The
+ * request is then retried, and refused (-EKEYREVOKED).
+ * Context: any (nvfab_peer_revoke(), under the claim's spinlock).
+ */
+static void nvfab_rdma_peer_fence(struct nvfab_peer_map *map)
+{
+	struct nvfab_rdma_request *req =
+		container_of(map, struct nvfab_rdma_request, peer);
+
+	nvfab_rdma_queue_error(req->queue, "peer memory of a request in flight was revoked: the queue stops to invalidate its memory registrations");
+}
+
 static void nvfab_rdma_free_dev(struct kref *ref)
 {
 	struct nvfab_rdma_device *dev = container_of(ref,
@@ -119,6 +136,7 @@ static struct nvfab_rdma_device *nvfab_rdma_dev_get(struct ib_device *ibdev)
 	dev->peer_dma.dev = ib_uses_virt_dma(ibdev) ? NULL : ibdev->dma_device;
 	strscpy(dev->name, dev_name(&ibdev->dev), sizeof(dev->name));
 	dev->peer_dma.name = dev->name;
+	dev->peer_dma.fence = nvfab_rdma_peer_fence;
 	list_add(&dev->entry, &nvfab_rdma_dev_list);
 out_unlock:
 	mutex_unlock(&nvfab_rdma_dev_mutex);
