@@ -185,13 +185,35 @@ VISIBLE_IF_KUNIT int nvfab_peer_filter(struct nvfab_ns_head *head,
 EXPORT_SYMBOL_IF_KUNIT(nvfab_peer_filter);
 
 /*
+ * Is @page peer memory whose claim was revoked? Asked of the first path
+ * whose transport knows peer memory, whatever its state: a head with no
+ * usable path would otherwise queue a bio that no path may ever carry
+ * (a revoke fences the queues that carry its I/O, and the I/O comes back
+ * here while they reconnect).
+ * Context: under head->subsys->srcu; no sleeping, no lock.
+ */
+static bool nvfab_peer_revoked(struct nvfab_ns_head *head, struct page *page)
+{
+	struct nvfab_ns *ns;
+
+	list_for_each_entry_srcu(ns, &head->paths, siblings,
+				 srcu_read_lock_held(&head->subsys->srcu)) {
+		if (ns->ctrl->ops->peer_distance)
+			return ns->ctrl->ops->peer_distance(ns->ctrl, page) ==
+			       -EKEYREVOKED;
+	}
+	return false;
+}
+
+/*
  * The path for @bio: nvfab_select_path()'s, but a bio on peer memory goes
  * only to a path whose device reaches it, the nearest, optimized before
  * non-optimized (a reachable non-optimized path beats an unreachable
  * optimized one: both are ANA-legal).
  * A bio on peer memory is marked REQ_NOMERGE.
  * Return: the path; NULL when no path is usable; ERR_PTR(-EREMOTEIO) when
- * paths are usable but none reaches the bio's memory.
+ * paths are usable but none reaches the bio's memory, or when its memory
+ * was revoked (usable paths or not).
  */
 static struct nvfab_ns *nvfab_head_route(struct nvfab_ns_head *head,
 					 struct bio *bio)
@@ -202,8 +224,13 @@ static struct nvfab_ns *nvfab_head_route(struct nvfab_ns_head *head,
 	int ret;
 
 	nvfab_build_tier(head, &tier);
-	if (!tier.nr)
+	if (!tier.nr) {
+		if (bio_has_data(bio) && nvfab_peer_revoked(head, bio_page(bio))) {
+			atomic64_inc(&head->peer.map_failures);
+			return ERR_PTR(-EREMOTEIO);
+		}
 		return NULL;
+	}
 	if (!bio_has_data(bio))
 		return nvfab_choose(head, &tier, bytes);
 	page = bio_page(bio);
