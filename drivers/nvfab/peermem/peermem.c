@@ -66,7 +66,7 @@ struct nvfab_peer_claim {
 	struct percpu_ref		ref;
 	struct completion		drained;
 	atomic_t			revoked;
-	spinlock_t			maps_lock;
+	spinlock_t			maps_lock;	/* protects @maps */
 	struct list_head		maps;
 	struct rcu_head			rcu;
 };

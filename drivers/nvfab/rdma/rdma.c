@@ -85,7 +85,8 @@ static void nvfab_rdma_peer_fence(struct nvfab_peer_map *map)
 	struct nvfab_rdma_request *req =
 		container_of(map, struct nvfab_rdma_request, peer);
 
-	nvfab_rdma_queue_error(req->queue, "peer memory of a request in flight was revoked: the queue stops to invalidate its memory registrations");
+	nvfab_rdma_queue_error(req->queue,
+			       "revoked peer memory in flight: stopping the queue to invalidate its MRs");
 }
 
 static void nvfab_rdma_free_dev(struct kref *ref)

@@ -15,6 +15,8 @@
 #include "../nvfab.h"
 
 #define NR_STATES	(NVFAB_QUEUE_STOPPED + 1)
+#define CHANGE(ctrl, qid, to) \
+	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_##to)
 
 /* allowed[old][new] */
 static const bool allowed[NR_STATES][NR_STATES] = {
@@ -80,32 +82,22 @@ static void nvfab_change_queue_state_test(struct kunit *test)
 	struct nvfab_ctrl *ctrl = qs_ctrl(test);
 
 	KUNIT_EXPECT_EQ(test, nvfab_queue_state(ctrl, 1), NVFAB_QUEUE_FREE);
-	KUNIT_EXPECT_FALSE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_LIVE));
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_STARTING));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, LIVE));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, STARTING));
 	KUNIT_EXPECT_FALSE(test, nvfab_queue_live(ctrl, 1));
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_LIVE));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, LIVE));
 	KUNIT_EXPECT_TRUE(test, nvfab_queue_live(ctrl, 1));
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_CONNECTED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, CONNECTED));
 	/* a protocol error, then the connection closing: failed once */
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_FAILED));
-	KUNIT_EXPECT_FALSE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_FAILED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, FAILED));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, FAILED));
 	KUNIT_EXPECT_FALSE(test, nvfab_queue_live(ctrl, 1));
 	/* stopped once, by whoever wins */
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_STOPPED));
-	KUNIT_EXPECT_FALSE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_STOPPED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, STOPPED));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, STOPPED));
 	/* an error after the stop is nobody's */
-	KUNIT_EXPECT_FALSE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_FAILED));
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 1,
-						NVFAB_QUEUE_FREE));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, FAILED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, FREE));
 	/* the other queue never moved */
 	KUNIT_EXPECT_EQ(test, nvfab_queue_state(ctrl, 0), NVFAB_QUEUE_FREE);
 }
@@ -115,20 +107,14 @@ static void nvfab_queue_connect_after_failure_test(struct kunit *test)
 {
 	struct nvfab_ctrl *ctrl = qs_ctrl(test);
 
-	KUNIT_ASSERT_TRUE(test, nvfab_change_queue_state(ctrl, 0,
-						NVFAB_QUEUE_STARTING));
+	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 0, STARTING));
 	/* a CQE before the Connect, while the RDMA queue starts */
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 0,
-						NVFAB_QUEUE_FAILED));
-	KUNIT_EXPECT_FALSE(test, nvfab_change_queue_state(ctrl, 0,
-						NVFAB_QUEUE_LIVE));
-	KUNIT_EXPECT_FALSE(test, nvfab_change_queue_state(ctrl, 0,
-						NVFAB_QUEUE_CONNECTED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, FAILED));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 0, LIVE));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 0, CONNECTED));
 	/* the failed start is undone */
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 0,
-						NVFAB_QUEUE_FREE));
-	KUNIT_EXPECT_TRUE(test, nvfab_change_queue_state(ctrl, 0,
-						NVFAB_QUEUE_STARTING));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, FREE));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, STARTING));
 }
 
 static struct kunit_case nvfab_queue_state_cases[] = {
