@@ -602,6 +602,9 @@ void nvfab_start_request(struct request *rq);
 void nvfab_cleanup_cmd(struct request *rq);
 bool nvfab_change_queue_state(struct nvfab_ctrl *ctrl, int qid,
 			      enum nvfab_queue_state new_state);
+__printf(3, 0)
+bool nvfab_fail_queue_va(struct nvfab_ctrl *ctrl, int qid, const char *fmt,
+			 va_list args);
 
 /**
  * nvfab_queue_state() - the state of queue @qid

@@ -706,18 +706,23 @@ class Loop:
         return alive
 
 
-def cmd_revoke_busy(gpubar, disk):
-    size = 256 << 10
-    b = Bufs(gpubar, disk, size)
-    loop = Loop(disk, b.a)
-    time.sleep(1.5)
+def timed_revoke(b):
+    """The revoke ioctl on B's buffer A: (errno or 0, start, end)."""
     t0 = time.monotonic()
     err = 0
     try:
         revoke(b.fd, buf_addr(b.a))
     except OSError as e:
         err = e.errno
-    t1 = time.monotonic()
+    return err, t0, time.monotonic()
+
+
+def cmd_revoke_busy(gpubar, disk):
+    size = 256 << 10
+    b = Bufs(gpubar, disk, size)
+    loop = Loop(disk, b.a)
+    time.sleep(1.5)
+    err, t0, t1 = timed_revoke(b)
     time.sleep(1.5)
     alive = loop.finish()
     # the revoke fences what is not mapped when it starts: an I/O issued
@@ -760,13 +765,7 @@ def cmd_revoke_stalled(gpubar, disk):
     t = threading.Thread(target=read)
     t.start()
     time.sleep(1.5)
-    t0 = time.monotonic()
-    err = 0
-    try:
-        revoke(b.fd, buf_addr(b.a))
-    except OSError as e:
-        err = e.errno
-    t1 = time.monotonic()
+    err, t0, t1 = timed_revoke(b)
     t.join(120)
     name = errno.errorcode.get
     n, rerr, secs = res.get("r", (None, -1, 0))

@@ -19,6 +19,7 @@
  */
 #include <kunit/visibility.h>
 #include <linux/atomic.h>
+#include <linux/device.h>
 
 #include <nvfab/compat.h>
 #include "nvfab.h"
@@ -90,3 +91,38 @@ bool nvfab_change_queue_state(struct nvfab_ctrl *ctrl, int qid,
 	return true;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_change_queue_state);
+
+/**
+ * nvfab_fail_queue_va() - report the first error of a queue
+ * @ctrl: the controller
+ * @qid: the queue ID, below @ctrl->nr_queue_state
+ * @fmt: what went wrong, for the log ("queue QID: " is put before it)
+ * @args: its arguments
+ *
+ * Moves the queue to NVFAB_QUEUE_FAILED and logs the error, once: a queue
+ * that failed already (a protocol error, then the target's close), or
+ * that is stopped or not started, is left as it is and nothing is logged.
+ * The caller then recovers the queue (error recovery of a live
+ * controller, its fail_work while the controller connects).
+ *
+ * Context: any context (softirq and the socket callbacks included).
+ * Return: true if this call failed the queue (the caller recovers it),
+ * false otherwise.
+ */
+bool nvfab_fail_queue_va(struct nvfab_ctrl *ctrl, int qid, const char *fmt,
+			 va_list args)
+{
+	struct va_format vaf;
+	va_list aq;
+
+	if (!nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FAILED))
+		return false;
+	/* a va_list parameter is a pointer here: %pV takes a copy's address */
+	va_copy(aq, args);
+	vaf.fmt = fmt;
+	vaf.va = &aq;
+	dev_err(ctrl->device, "queue %d: %pV\n", qid, &vaf);
+	va_end(aq);
+	return true;
+}
+EXPORT_SYMBOL_NVFAB(nvfab_fail_queue_va);

@@ -161,17 +161,15 @@ void nvfab_rdma_queue_error(struct nvfab_rdma_queue *queue, const char *fmt,
 			    ...)
 {
 	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
-	struct va_format vaf;
 	va_list args;
+	bool first;
 
 	/* the first error of the queue is reported and acted on, once */
-	if (!nvfab_change_queue_state(ctrl, queue->qid, NVFAB_QUEUE_FAILED))
-		return;
 	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	dev_err(ctrl->device, "queue %d: %pV\n", queue->qid, &vaf);
+	first = nvfab_fail_queue_va(ctrl, queue->qid, fmt, args);
 	va_end(args);
+	if (!first)
+		return;
 	if (nvfab_error_recovery(ctrl))
 		return;
 	switch (nvfab_ctrl_state(ctrl)) {

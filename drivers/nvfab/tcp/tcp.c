@@ -578,22 +578,18 @@ static void nvfab_tcp_queue_failed(struct nvfab_tcp_queue *queue)
 	}
 }
 
-static void nvfab_tcp_error(struct nvfab_tcp_queue *queue, const char *fmt,
-			    ...)
+static __printf(2, 3) void nvfab_tcp_error(struct nvfab_tcp_queue *queue,
+					    const char *fmt, ...)
 {
-	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
-	struct va_format vaf;
 	va_list args;
+	bool first;
 
 	/* the first error of the queue is reported and acted on, once */
-	if (!nvfab_change_queue_state(ctrl, queue->qid, NVFAB_QUEUE_FAILED))
-		return;
 	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	dev_err(ctrl->device, "queue %d: %pV\n", queue->qid, &vaf);
+	first = nvfab_fail_queue_va(&queue->ctrl->ctrl, queue->qid, fmt, args);
 	va_end(args);
-	nvfab_tcp_queue_failed(queue);
+	if (first)
+		nvfab_tcp_queue_failed(queue);
 }
 
 static void nvfab_tcp_stop_queue(struct nvfab_ctrl *ctrl, int qid);
