@@ -164,7 +164,7 @@ b_checks=(
 	"controller still live after the refused I/O"
 	"peer_mem/ counters: ios and bytes of the device-buffer I/O (controller and head), the refused I/O failed by the head, the path skipped only when unreachable, revoked I/O counted as revoked, no bounces"
 	"busy_every=2: mappings the provider refuses with EAGAIN are retried, the I/O works, and no path's queue_depth stays above 0"
-	"revoke during a read the target holds 8 s (null_blk): returns within 4 s (the queue stops, its MRs go), the read fails with EREMOTEIO"
+	"revoke during a read the target holds 4 s (null_blk): returns within 1.5 s (the queue stops, its MRs go), the read fails with EREMOTEIO before the target answers"
 	"a second rdma path ($RDMA_W_HDEV) and a tcp path join the head"
 	"peer I/O on three paths: only rdma paths carry it, the tcp path is skipped"
 	"P2PDMA pages refused at once (EREMOTEIO) while the tcp path is in the head, work again without it"
@@ -239,7 +239,10 @@ else
 	# waiting for it (issue 28: the NVIDIA provider's free callback runs
 	# inside the GPU driver's teardown). Namespace SLOW_NSID of the
 	# subsystem is a null_blk device (null_blk's configfs) that completes
-	# every I/O 8 s late.
+	# every I/O 4 s late: under null_blk's own 5 s request timeout, so
+	# that the partition scans of its disk and of the head (a dozen
+	# reads each) succeed and are cached instead of each failing after
+	# 8 s (185 s of the test's time with an 8 s delay).
 	SLOW_NSID=9 SLOW_NB=/sys/kernel/config/nullb/nullbslow
 	SLOW_NS=$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/9
 	slow_head() { SLOW=$(nvfab_head_dev "$CTRL" "$SLOW_NSID") && test -b "$SLOW"; }
@@ -252,7 +255,7 @@ else
 		mountpoint -q /sys/kernel/config || return
 		[ -d /sys/kernel/config/nullb ] || { ktap_diag "null_blk has no configfs"; return 1; }
 		mkdir "$SLOW_NB" && echo 2 >"$SLOW_NB/irqmode" &&
-			echo 8000000000 >"$SLOW_NB/completion_nsec" &&
+			echo 4000000000 >"$SLOW_NB/completion_nsec" &&
 			echo 16 >"$SLOW_NB/size" && echo 4096 >"$SLOW_NB/blocksize" &&
 			echo 1 >"$SLOW_NB/power" && test -b /dev/nullbslow || return
 		mkdir "$SLOW_NS" && echo /dev/nullbslow >"$SLOW_NS/device_path" &&
