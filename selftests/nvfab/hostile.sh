@@ -283,6 +283,54 @@ sc_refuse_sqflow() {
 	check "target refused that Connect too" refusals_are 2
 }
 
+# sc_authreq SCENARIO ERRNO-TEXT KERNEL-TEXT: the target's Connect
+# response requires authentication (AUTHREQ ATR) or secure channel
+# concatenation (ASCR), on the admin queue or, for auth-required-io, on
+# the I/O queue. nvfab has no key (DH-HMAC-CHAP is not there yet): the
+# connect fails at once with ERRNO-TEXT (ENOKEY, EOPNOTSUPP, as the
+# in-kernel host's), nothing more is sent on that queue (the target logs
+# any command after such a Connect), no controller is left, and the
+# kernel says KERNEL-TEXT. On a kernel whose in-kernel host does
+# authentication (CONFIG_NVME_HOST_AUTH) the same target is the oracle:
+# nvme connect must fail with the same error.
+sc_authreq() {
+	local sc=$1 errtext=$2 ktext=$3 rc n0 kout
+	local cfg=/boot/config-$(uname -r)
+
+	target_start "$sc" --count 2 || { fail "target did not start"; return; }
+	n0=$(wc -l <"$LOGDIR/connect.err" 2>/dev/null || echo 0)
+	connect_start
+	connect_wait 12000
+	rc=$?
+	if [ "$rc" = 124 ]; then
+		fail "connect fails at once (still blocked after 12 s)"
+		return
+	fi
+	check "connect fails (rc $rc) within 10 s ($CONNECT_MS ms)" \
+		test "$rc" != 0 -a "$CONNECT_MS" -lt 10000
+	ktap_diag "  connect: $(tail -n +"$((n0 + 1))" "$LOGDIR/connect.err" | tail -n 1)"
+	check "the write to /dev/nvfab-fabrics failed with '$errtext'" \
+		eval 'tail -n +"$((n0 + 1))" "$LOGDIR/connect.err" | grep -q -F "$errtext"'
+	check "target misbehaved" misbehaved 1
+	check "nothing sent after that Connect" \
+		eval '! grep -q "command after the Connect that required" "$TLOG"'
+	check "no controller left for $NQN" \
+		eval '! grep -l -x -F "$NQN" /sys/class/nvfab/nvfab*/subsysnqn 2>/dev/null'
+	check "kernel says '$ktext'" dmesg_grep "$ktext"
+	if ! grep -q '^CONFIG_NVME_HOST_AUTH=y' "$cfg" 2>/dev/null ||
+		! command -v nvme >/dev/null || ! modprobe -q nvme-tcp; then
+		ktap_diag "  in-kernel host: not compared (no nvme-cli, nvme-tcp or CONFIG_NVME_HOST_AUTH here)"
+		return
+	fi
+	kout=$(timeout 30 nvme connect -t tcp -a "$TADDR" -s "$port" -n "$NQN" \
+		-i 1 -c 1 -l 5 2>&1)
+	ktap_diag "  in-kernel host: ${kout//$'\n'/ }"
+	check "the in-kernel host fails with '$errtext' too" \
+		eval 'grep -q -F "$errtext" <<<"$kout"'
+	nvme disconnect -n "$NQN" >/dev/null 2>&1
+	return 0
+}
+
 # io_scenario NAME PDU read|write [CID]: a protocol violation on one
 # command; the kernel's line names PDU and CID (default "CID 0x").
 io_scenario() {
@@ -812,7 +860,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 26
+ktap_set_plan 29
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -837,6 +885,12 @@ run_scenario "lbaf16" sc_lbaf16
 run_scenario "early-pdu" sc_early early-pdu "CapsuleResp for CID 0x0," \
 	"C2HData for CID 0x0," "R2T for CID 0x0,"
 run_scenario "cpda1" connect_fails cpda1 "CPDA 1 .*CPDA above 0"
+run_scenario "auth-required" sc_authreq auth-required \
+	"Required key not available" "requires authentication"
+run_scenario "auth-required-io" sc_authreq auth-required-io \
+	"Required key not available" "Connect \\(qid 1\\): the controller requires authentication"
+run_scenario "auth-ascr" sc_authreq auth-ascr \
+	"Operation not supported" "requires secure channel concatenation"
 run_scenario "stale-aer" sc_stale_aer
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read

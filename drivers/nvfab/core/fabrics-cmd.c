@@ -132,6 +132,35 @@ VISIBLE_IF_KUNIT bool nvfab_sqflow_refusal(bool auto_asked, int status, u32 resu
 EXPORT_SYMBOL_IF_KUNIT(nvfab_sqflow_refusal);
 
 /**
+ * nvfab_connect_authreq() - may a connected queue be used, by the AUTHREQ
+ *	field of its Connect response?
+ * @result: Dword 0 of the successful Connect response (untrusted)
+ *
+ * AUTHREQ (bits 18:17 of Dword 0, NVMe over Fabrics 1.1, 3.3 as revised
+ * by TP 8006): ASCR, secure channel concatenation required; ATR, an
+ * authentication transaction required before any other command on the
+ * queue. nvfab sends nothing more on such a queue. It supports neither
+ * concatenation (-EOPNOTSUPP) nor, yet, DH-HMAC-CHAP (the connect options
+ * dhchap_secret and dhchap_ctrl_secret are refused), so a queue that
+ * requires authentication has no key: -ENOKEY, what the in-kernel host
+ * returns without a key. Both end a reconnect loop. The other bits of
+ * Dword 0 (the controller ID) do not matter here.
+ *
+ * Context: any context.
+ * Return: 0 if the queue may be used, -EOPNOTSUPP (ASCR, whatever ATR
+ * says) or -ENOKEY (ATR).
+ */
+VISIBLE_IF_KUNIT int nvfab_connect_authreq(u32 result)
+{
+	if (result & NVME_CONNECT_AUTHREQ_ASCR)
+		return -EOPNOTSUPP;
+	if (result & NVME_CONNECT_AUTHREQ_ATR)
+		return -ENOKEY;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(nvfab_connect_authreq);
+
+/**
  * nvfab_connect_queue() - send the Fabrics Connect command for a queue
  * @ctrl: the controller
  * @qid: 0 for the admin queue (the controller ID comes back), or an I/O
@@ -150,8 +179,13 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_sqflow_refusal);
  * the automatic request sets @ctrl->sqflow_refused, and
  * nvfab_setup_ctrl() connects again with SQ flow control.
  *
+ * A successful Connect whose response requires authentication or secure
+ * channel concatenation fails the queue (nvfab_connect_authreq()).
+ *
  * Context: may sleep.
- * Return: 0, a positive NVMe status, or a negative errno.
+ * Return: 0, a positive NVMe status, or a negative errno: -ENOKEY or
+ * -EOPNOTSUPP from nvfab_connect_authreq(), -ENOTCONN when the queue
+ * failed while its Connect was out.
  */
 int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 {
@@ -201,6 +235,15 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 	if (ret) {
 		dev_err(ctrl->device, "Connect (qid %d) failed: %s 0x%x (result 0x%x)\n",
 			qid, ret < 0 ? "errno" : "status", ret < 0 ? -ret : ret,
+			le32_to_cpu(res.u32));
+		return ret;
+	}
+	ret = nvfab_connect_authreq(le32_to_cpu(res.u32));
+	if (ret) {
+		dev_err(ctrl->device, "Connect (qid %d): the controller requires %s (result 0x%x)\n",
+			qid, ret == -ENOKEY ?
+			"authentication, and no DH-HMAC-CHAP key is configured" :
+			"secure channel concatenation, which nvfab does not support",
 			le32_to_cpu(res.u32));
 		return ret;
 	}

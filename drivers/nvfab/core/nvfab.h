@@ -188,6 +188,7 @@ struct nvfab_id_info {
 
 #if IS_ENABLED(CONFIG_KUNIT)
 bool nvfab_sqflow_refusal(bool auto_asked, int status, u32 result);
+int nvfab_connect_authreq(u32 result);
 
 /* queue-state.c */
 bool nvfab_queue_transition_ok(enum nvfab_queue_state old,

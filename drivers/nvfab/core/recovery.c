@@ -47,14 +47,26 @@ static bool nvfab_should_reconnect(struct nvfab_ctrl *ctrl)
 	return max == -1 || ctrl->nr_reconnects < max;
 }
 
-/* Another attempt in reconnect_delay (sysfs may change it), or give up. */
-static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl)
+/*
+ * Another attempt in reconnect_delay (sysfs may change it), or give up:
+ * at ctrl_loss_tmo, or at once when the last attempt failed for a key
+ * (-ENOKEY: the controller requires authentication and there is no key;
+ * -EKEYREJECTED: it refused the key). Another attempt with the same keys
+ * would fail the same way; the in-kernel host stops for both too.
+ * @status: the last attempt's error, 0 after a teardown.
+ */
+static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl, int status)
 {
 	unsigned int delay = READ_ONCE(ctrl->opts->reconnect_delay);
 
 	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
 		return;
-	if (nvfab_should_reconnect(ctrl)) {
+	if (status == -ENOKEY || status == -EKEYREJECTED) {
+		dev_info(ctrl->device, "%s: removing controller\n",
+			 status == -ENOKEY ? "authentication required, no key" :
+			 "key rejected");
+		nvfab_delete_ctrl(ctrl);
+	} else if (nvfab_should_reconnect(ctrl)) {
 		dev_info(ctrl->device, "reconnecting in %u s\n", delay);
 		queue_delayed_work(nvfab_reset_wq, &ctrl->connect_work,
 				   nvfab_secs_to_jiffies(delay));
@@ -70,7 +82,8 @@ static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl)
  * @work: ctrl->connect_work
  *
  * On failure another attempt follows in reconnect_delay, or the
- * controller is deleted.
+ * controller is deleted (at ctrl_loss_tmo, or at once for a missing or
+ * rejected key).
  *
  * Context: nvfab_reset_wq.
  */
@@ -87,7 +100,7 @@ void nvfab_connect_work(struct work_struct *work)
 	if (ret) {
 		dev_info(ctrl->device, "reconnect attempt %d failed: %d\n",
 			 ctrl->nr_reconnects, ret);
-		nvfab_reconnect_or_remove(ctrl);
+		nvfab_reconnect_or_remove(ctrl, ret);
 		return;
 	}
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_LIVE))
@@ -143,7 +156,7 @@ void nvfab_err_work(struct work_struct *work)
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_CONNECTING))
 		return;	/* being deleted */
 	ctrl->nr_reconnects = 0;
-	nvfab_reconnect_or_remove(ctrl);
+	nvfab_reconnect_or_remove(ctrl, 0);
 }
 
 /**

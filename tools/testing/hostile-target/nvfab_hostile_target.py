@@ -158,8 +158,14 @@ SC_LBA_RANGE = 0x080
 SC_NS_NOT_READY = 0x082
 SC_CONNECT_INVALID_PARAM = 0x182
 SC_CONTROLLER_BUSY = 0x181      # Connect: Controller Busy (NVMe-oF 1.1, 3.3)
+SC_AUTH_REQUIRED = 0x191        # Authentication Required (NVMe Base 2.0)
 SC_DNR = 0x4000
 CATTR_DISABLE_SQFLOW = 0x04     # Connect CATTR bit 2 (NVMe-oF 1.1, 3.3)
+# Connect response Dword 0, AUTHREQ (TP 8006): authentication transaction
+# required, secure channel concatenation required.
+AUTHREQ_ATR = 1 << 17
+AUTHREQ_ASCR = 1 << 18
+FCT_AUTH_SEND, FCT_AUTH_RECV = 0x05, 0x06
 
 NSID_ALL = 0xFFFFFFFF
 LBA_SHIFT = 9
@@ -193,6 +199,13 @@ SCENARIOS = {
     "refuse-sqflow": "refuse every Connect that asks for SQ flow control "
                      "disabled (Connect Invalid Parameters, DNR, IPO 46: "
                      "CATTR)",
+    "auth-required": "answer the admin Connect with AUTHREQ ATR "
+                     "(authentication required); any later command on "
+                     "that queue but an Authentication Send/Receive is "
+                     "logged and refused (Authentication Required)",
+    "auth-required-io": "the same on the I/O queue Connects only",
+    "auth-ascr": "answer the admin Connect with AUTHREQ ASCR (secure "
+                 "channel concatenation required)",
     "stall-first-read": "never answer the first Read on an I/O queue",
     "ns-not-ready": "NS-changed AEN, then Identify NS says Not Ready",
     "ana-groups": "ANA on, with --ana-groups groups in the ANA log",
@@ -903,6 +916,7 @@ class Connection:
         self.sqsize = 0
         self.sqhd = 0
         self.writes = {}                 # ttag -> PendingWrite
+        self.authreq = 0                 # AUTHREQ of this queue's Connect
         self.next_ttag = 0
         self.held = []                   # commands never answered
 
@@ -1121,6 +1135,17 @@ class Connection:
         self.execute(pw.cmd)
 
     def execute(self, cmd):
+        if self.authreq and not (cmd.opcode == FABRICS and cmd.fctype in
+                                 (FCT_AUTH_SEND, FCT_AUTH_RECV)):
+            # The test greps this line: the host must send nothing on a
+            # queue whose Connect required authentication it cannot do.
+            log("target: %s: command after the Connect that required "
+                "authentication: opcode 0x%x%s, queue %d" %
+                (self.scenario.name, cmd.opcode,
+                 " fctype 0x%x" % cmd.fctype if cmd.opcode == FABRICS
+                 else "", self.qid))
+            self.complete(cmd, Completion.error(SC_AUTH_REQUIRED))
+            return
         if cmd.opcode == FABRICS:
             comp = self.fabrics(cmd)
         elif self.qid == 0:
@@ -1268,7 +1293,18 @@ class Connection:
         if self.target.verbose:
             log("target: %s queue %d connected, cntlid %d" %
                 (self.peer, qid, self.ctrl.cntlid))
-        return Completion(result=self.ctrl.cntlid)
+        sc = self.scenario
+        if qid == 0 and sc.take("auth-required"):
+            self.authreq = AUTHREQ_ATR
+        elif qid == 0 and sc.take("auth-ascr"):
+            self.authreq = AUTHREQ_ASCR
+        elif qid > 0 and sc.take("auth-required-io"):
+            self.authreq = AUTHREQ_ATR
+        if self.authreq:
+            sc.record("%s queue %d: Connect answered with AUTHREQ %s" %
+                      (sc.name, qid,
+                       "ATR" if self.authreq == AUTHREQ_ATR else "ASCR"))
+        return Completion(result=self.ctrl.cntlid | self.authreq)
 
 
 # ---- admin and I/O command sets ---------------------------------------------

@@ -7,7 +7,8 @@
  * parameter, and feeds it to nvfab_check_id_ctrl(). nvfab_ns_list feeds
  * Active Namespace ID list pages (CNS 02h) to nvfab_check_ns_list_page().
  * nvfab_sqflow feeds the statuses a Connect may fail with to
- * nvfab_sqflow_refusal().
+ * nvfab_sqflow_refusal(). nvfab_authreq feeds the Dword 0 values of a
+ * successful Connect to nvfab_connect_authreq().
  */
 #include <kunit/test.h>
 #include <linux/module.h>
@@ -541,8 +542,53 @@ static struct kunit_suite nvfab_sqflow_suite = {
 	.test_cases = nvfab_sqflow_cases,
 };
 
+struct authreq_case {
+	const char *name;
+	u32 result;
+	int ret;
+};
+
+#define ATR	BIT(17)
+#define ASCR	BIT(18)
+
+static const struct authreq_case authreq_cases[] = {
+	{ "no AUTHREQ", 0, 0 },
+	{ "no AUTHREQ, CNTLID 0xffff", 0xffff, 0 },
+	{ "bit 16 (below AUTHREQ)", BIT(16), 0 },
+	{ "bits 31:19 (above AUTHREQ)", GENMASK(31, 19), 0 },
+	{ "ATR", ATR, -ENOKEY },
+	{ "ATR with a CNTLID", ATR | 0x21, -ENOKEY },
+	{ "ASCR", ASCR, -EOPNOTSUPP },
+	{ "ATR and ASCR", ATR | ASCR, -EOPNOTSUPP },
+	{ "all bits set", 0xffffffff, -EOPNOTSUPP },
+};
+
+static void authreq_case_desc(const struct authreq_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(authreq, authreq_cases, authreq_case_desc);
+
+static void nvfab_authreq_test(struct kunit *test)
+{
+	const struct authreq_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, nvfab_connect_authreq(c->result), c->ret);
+}
+
+static struct kunit_case nvfab_authreq_cases[] = {
+	KUNIT_CASE_PARAM(nvfab_authreq_test, authreq_gen_params),
+	{}
+};
+
+static struct kunit_suite nvfab_authreq_suite = {
+	.name = "nvfab_authreq",
+	.test_cases = nvfab_authreq_cases,
+};
+
 kunit_test_suites(&nvfab_id_ctrl_suite, &nvfab_ns_list_suite,
-		  &nvfab_sqflow_suite);
+		  &nvfab_sqflow_suite, &nvfab_authreq_suite);
 
 MODULE_DESCRIPTION("KUnit tables of hostile Identify data for nvfab-core");
 MODULE_LICENSE("GPL");
