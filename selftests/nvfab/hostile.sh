@@ -331,6 +331,27 @@ sc_authreq() {
 	return 0
 }
 
+# sc_auth_later: the target requires authentication from its second admin
+# Connect on. After a reset the reconnect fails with ENOKEY, and the
+# controller is removed at once: no attempt every reconnect_delay (1 s)
+# until ctrl_loss_tmo (30 s), each refused the same way.
+sc_auth_later() {
+	local n
+
+	target_start auth-required-later --count 100 ||
+		{ fail "target did not start"; return; }
+	connect_ok || return
+	( echo 1 >"$CTRL/reset_controller" ) 2>/dev/null
+	check "controller removed within 10 s of the reset" wait_for 10000 ctrl_gone
+	nap 3
+	{ read -r n <"$TSTATE"; } 2>/dev/null
+	check "one reconnect attempt (admin Connects answered with ATR: ${n:-0})" \
+		test "${n:-0}" = 1
+	check "nothing sent after that Connect" \
+		eval '! grep -q "command after the Connect that required" "$TLOG"'
+	check "kernel says why" dmesg_grep "authentication required, no key: removing controller"
+}
+
 # io_scenario NAME PDU read|write [CID]: a protocol violation on one
 # command; the kernel's line names PDU and CID (default "CID 0x").
 io_scenario() {
@@ -860,7 +881,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 29
+ktap_set_plan 30
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -891,6 +912,7 @@ run_scenario "auth-required-io" sc_authreq auth-required-io \
 	"Required key not available" "Connect \\(qid 1\\): the controller requires authentication"
 run_scenario "auth-ascr" sc_authreq auth-ascr \
 	"Operation not supported" "requires secure channel concatenation"
+run_scenario "auth-required-later" sc_auth_later
 run_scenario "stale-aer" sc_stale_aer
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read

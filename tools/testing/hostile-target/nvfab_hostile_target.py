@@ -206,6 +206,8 @@ SCENARIOS = {
     "auth-required-io": "the same on the I/O queue Connects only",
     "auth-ascr": "answer the admin Connect with AUTHREQ ASCR (secure "
                  "channel concatenation required)",
+    "auth-required-later": "as auth-required, from the second admin "
+                           "Connect on (a reset's, a reconnect's)",
     "stall-first-read": "never answer the first Read on an I/O queue",
     "ns-not-ready": "NS-changed AEN, then Identify NS says Not Ready",
     "ana-groups": "ANA on, with --ana-groups groups in the ANA log",
@@ -510,6 +512,7 @@ class Subsystem:
         self.sgls = 1 | (1 << 20)        # SGLs; Offset in-capsule data
         self.controllers = {}
         self.next_cntlid = 1
+        self.admin_connects = 0          # auth-required-later
         self.lock = threading.Lock()
 
     def disc_changed(self, why):
@@ -1294,7 +1297,12 @@ class Connection:
             log("target: %s queue %d connected, cntlid %d" %
                 (self.peer, qid, self.ctrl.cntlid))
         sc = self.scenario
-        if qid == 0 and sc.take("auth-required"):
+        if qid == 0:
+            with self.subsys.lock:
+                self.subsys.admin_connects += 1
+                later = self.subsys.admin_connects > 1
+        if qid == 0 and (sc.take("auth-required") or
+                         (later and sc.take("auth-required-later"))):
             self.authreq = AUTHREQ_ATR
         elif qid == 0 and sc.take("auth-ascr"):
             self.authreq = AUTHREQ_ASCR
