@@ -137,7 +137,7 @@ sc_cm_reject() {
 	check "data right" same_data
 }
 
-# stall-connect, then the host's RDMA device removed (issue 28, item 5):
+# stall-connect-removal: the host's RDMA device removed (issue 28, item 5):
 # the target holds the admin Connect and the rxe device under host and
 # target goes (rdma link delete). Nothing but rdma_cm's DEVICE_REMOVAL
 # event can end that connect before admin_timeout (60 s), and rdma_cm
@@ -206,7 +206,7 @@ run_scenario "short-resp" io_scenario short-resp "response capsule of 8 bytes" r
 run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "early-cqe" sc_early early-cqe "response for CID 0x0 names no command"
 run_scenario "foreign-rkey" sc_foreign_rkey
-run_scenario "stall-connect, device removed" sc_removal_held
+run_scenario "stall-connect-removal" sc_removal_held
 run_scenario "cm-reject" sc_cm_reject cm-reject "status 6 NO_RSC"
 run_scenario "cm-reject-recfmt" sc_cm_reject cm-reject-recfmt \
 	"REJECT private data with RECFMT 1"
