@@ -137,6 +137,48 @@ sc_cm_reject() {
 	check "data right" same_data
 }
 
+# stall-connect-removal: the host's RDMA device removed (issue 28, item 5):
+# the target holds the admin Connect and the rxe device under host and
+# target goes (rdma link delete). Nothing but rdma_cm's DEVICE_REMOVAL
+# event can end that connect before admin_timeout (60 s), and rdma_cm
+# cannot finish the removal before the host destroys its CM IDs: the
+# connect must fail within 10 s of the removal, with no controller left,
+# the removal must end once the target's process is gone (a CM ID left
+# behind blocks it), and the device must be added again.
+sc_removal_held() {
+	local rc t0
+
+	target_start stall-connect || { fail "target did not start"; return; }
+	connect_start
+	if ! wait_for 30000 misbehaved 1; then
+		fail "the target holds the admin Connect"
+		return
+	fi
+	clock
+	t0=$NOW
+	rdma link delete "$RDMA_DEV" 2>/dev/null &
+	connect_wait 15000
+	rc=$?
+	clock
+	if [ "$rc" = 124 ]; then
+		fail "connect fails within 10 s of the removal (still blocked after 15 s)"
+	else
+		check "connect fails within 10 s of the removal (rc $rc, $((NOW - t0)) ms)" \
+			test "$rc" != 0 -a $((NOW - t0)) -lt 10000
+	fi
+	check "no controller left for $NQN" \
+		eval '! grep -l -x -F "$NQN" /sys/class/nvfab/nvfab*/subsysnqn 2>/dev/null'
+	check "kernel says the device went: 'queue 0: RDMA device ... removed'" \
+		dmesg_grep "queue 0: RDMA device .* removed"
+	# The removal also waits for the target's process: rxe cannot take
+	# its verbs objects from under a user context.
+	target_stop
+	check "rdma link delete returns within 10 s of the target's exit" \
+		wait_for 10000 eval '! rdma_dev_present'
+	check "the device is added again" \
+		rdma link add "$RDMA_DEV" type "$RDMA_PROVIDER" netdev "$RDMA_IF"
+}
+
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 command -v rdma >/dev/null || ksft_skip_all "rdma (iproute2) missing"
@@ -146,7 +188,7 @@ modprobe rdma_ucm 2>/dev/null || ksft_skip_all "no rdma_ucm module"
 why=$(python3 -B -c "import pyverbs.cmid" 2>&1) ||
 	ksft_skip_all "pyverbs missing (python3-pyverbs): ${why##*: }"
 ktap_header
-ktap_set_plan 14
+ktap_set_plan 15
 dmesg_canary_start
 tick_open
 mkdir -p "$LOGDIR"
@@ -164,6 +206,7 @@ run_scenario "short-resp" io_scenario short-resp "response capsule of 8 bytes" r
 run_scenario "stall-first-read" sc_stall_first_read
 run_scenario "early-cqe" sc_early early-cqe "response for CID 0x0 names no command"
 run_scenario "foreign-rkey" sc_foreign_rkey
+run_scenario "stall-connect-removal" sc_removal_held
 run_scenario "cm-reject" sc_cm_reject cm-reject "status 6 NO_RSC"
 run_scenario "cm-reject-recfmt" sc_cm_reject cm-reject-recfmt \
 	"REJECT private data with RECFMT 1"

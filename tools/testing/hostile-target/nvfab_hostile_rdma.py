@@ -80,6 +80,8 @@ SCENARIOS = {
                     "its rkey through another queue of the controller (the "
                     "admin queue's QP); the state counts once the device "
                     "answered, and the log says accepted or refused",
+    "stall-connect": "never answer the admin Connect (as the NVMe/TCP "
+                     "target's scenario: the command is held)",
     "cm-reject": "reject the CM request of the admin queue (REJECT "
                  "private data: RECFMT 0, STS 6, no resources)",
     "cm-reject-recfmt": "reject the CM request of the admin queue with "
