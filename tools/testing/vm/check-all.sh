@@ -287,7 +287,7 @@ p=$((p + $(grep -c '^ok - ' "$out/bench-mock-test.log" || true)))
 n=$(grep -c '^not ok - ' "$out/bench-mock-test.log" || true)
 [ "$mrc" != 0 ] && [ "$n" = 0 ] && n=1	# it stopped before its checks
 f=$((f + n))
-[ "$f" = 0 ] || tail -20 "$out/bench-report-test.log" "$out/bench-mock-test.log"
+[ "$f" = 0 ] || tail -n 20 "$out/bench-report-test.log" "$out/bench-mock-test.log"
 add_line "bench host tests" "$p passed, $f failed, $s skipped"
 # The walkthrough's fio summary (tools/demo/fio_sum.py): a second.
 python3 tools/demo/test_fio_sum.py -v >"$out/demo-fio-sum.log" 2>&1
