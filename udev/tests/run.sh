@@ -82,7 +82,7 @@ PARSE_ERRS=0
 # udev_test [udevadm test options] SYSPATH: run the rules; sets OUT and
 # counts parse errors of our files (their diagnostics carry no device name).
 udev_test() {
-	OUT=$(timeout 60 udevadm test "$@" 2>&1)
+	OUT=$(timeout 300 udevadm test "$@" 2>&1)
 	if grep -qE "^$RULES/6[56]-nvfab" <<<"$OUT"; then
 		PARSE_ERRS=$((PARSE_ERRS + 1))
 		grep -E "^$RULES/6[56]-nvfab" <<<"$OUT" | sed 's/^/# /'
