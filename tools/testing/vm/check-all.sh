@@ -75,7 +75,7 @@ boot_report() {
 # may run in the background, where the arrays of this shell are not
 # reachable).
 guest_run() {
-	local label=$1 dir=$2 res early why=
+	local label=$1 dir=$2 result=$2.result res early why=
 	shift 2
 	res=$(env "$@" "$VM_DIR/check.sh" --out "$dir" --timeout "$NVFAB_VM_TIMEOUT" |
 		tee "$dir.log" | tail -n1)
@@ -86,7 +86,7 @@ guest_run() {
 		res=$(env "$@" "$VM_DIR/check.sh" --out "$dir" --timeout "$NVFAB_VM_TIMEOUT" |
 			tee "$dir.log" | tail -n1)
 	fi
-	printf '%s\n%s\n%s\n' "$dir" "$res" "$why" >"$2.result"
+	printf '%s\n%s\n%s\n' "$dir" "$res" "$why" >"$result"
 }
 
 # guest_report LABEL DIR: what guest_run LABEL DIR found, into the summary
