@@ -42,6 +42,7 @@ cleanup() {
 	nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core >/dev/null 2>&1
 	rdma link delete "$RDMA_DEV" >/dev/null 2>&1
 	ip link del "$RDMA_IF" >/dev/null 2>&1
+	rdma_wire_down
 	rm -f "$BIG"
 }
 trap cleanup EXIT
@@ -138,45 +139,54 @@ sc_cm_reject() {
 }
 
 # stall-connect-removal: the host's RDMA device removed (issue 28, item 5):
-# the target holds the admin Connect and the rxe device under host and
-# target goes (rdma link delete). Nothing but rdma_cm's DEVICE_REMOVAL
-# event can end that connect before admin_timeout (60 s), and rdma_cm
-# cannot finish the removal before the host destroys its CM IDs: the
-# connect must fail within 10 s of the removal, with no controller left,
-# the removal must end once the target's process is gone (a CM ID left
-# behind blocks it), and the device must be added again.
+# the target holds the admin Connect and the host's device goes (rdma link
+# delete). Nothing but rdma_cm's DEVICE_REMOVAL event can end that connect
+# before admin_timeout (60 s), and rdma_cm cannot finish the removal
+# before the host destroys its CM IDs: the connect must fail within 10 s
+# of the removal, the removal must return, no controller may be left,
+# and the device must come back. Host and target are on the two ends of
+# the wire topology (rdma_lib.sh): the removal must not wait for the
+# target's process, whose verbs objects on a shared device rxe cannot
+# take away (on one device the removal waits for the target to exit).
 sc_removal_held() {
-	local rc t0
+	local rc t0 taddr=$TADDR base=$CONNECT_BASE
 
-	target_start stall-connect || { fail "target did not start"; return; }
-	connect_start
-	if ! wait_for 30000 misbehaved 1; then
-		fail "the target holds the admin Connect"
-		return
-	fi
-	clock
-	t0=$NOW
-	rdma link delete "$RDMA_DEV" 2>/dev/null &
-	connect_wait 15000
-	rc=$?
-	clock
-	if [ "$rc" = 124 ]; then
-		fail "connect fails within 10 s of the removal (still blocked after 15 s)"
+	rdma_wire_up || { fail "the wire topology comes up"; rdma_wire_down; return; }
+	TADDR=$RDMA_W_TGT
+	CONNECT_BASE=",host_traddr=$RDMA_W_HOST"
+	if ! target_start stall-connect; then
+		fail "target did not start"
 	else
-		check "connect fails within 10 s of the removal (rc $rc, $((NOW - t0)) ms)" \
-			test "$rc" != 0 -a $((NOW - t0)) -lt 10000
+		connect_start
+		if ! wait_for 30000 misbehaved 1; then
+			fail "the target holds the admin Connect"
+		else
+			clock
+			t0=$NOW
+			rdma link delete "$RDMA_W_HDEV" 2>/dev/null &
+			connect_wait 15000
+			rc=$?
+			clock
+			if [ "$rc" = 124 ]; then
+				fail "connect fails within 10 s of the removal (still blocked after 15 s)"
+			else
+				check "connect fails within 10 s of the removal (rc $rc, $((NOW - t0)) ms)" \
+					test "$rc" != 0 -a $((NOW - t0)) -lt 10000
+			fi
+			check "rdma link delete returns within 10 s" \
+				wait_for 10000 eval '! rdma link show "$RDMA_W_HDEV/1" >/dev/null 2>&1'
+			check "no controller left for $NQN" \
+				eval '! grep -q -l -x -F "$NQN" /sys/class/nvfab/nvfab*/subsysnqn 2>/dev/null'
+			check "kernel says the device went: 'queue 0: RDMA device ... removed'" \
+				dmesg_grep "queue 0: RDMA device .* removed"
+		fi
+		target_stop
 	fi
-	check "no controller left for $NQN" \
-		eval '! grep -l -x -F "$NQN" /sys/class/nvfab/nvfab*/subsysnqn 2>/dev/null'
-	check "kernel says the device went: 'queue 0: RDMA device ... removed'" \
-		dmesg_grep "queue 0: RDMA device .* removed"
-	# The removal also waits for the target's process: rxe cannot take
-	# its verbs objects from under a user context.
-	target_stop
-	check "rdma link delete returns within 10 s of the target's exit" \
-		wait_for 10000 eval '! rdma_dev_present'
-	check "the device is added again" \
-		rdma link add "$RDMA_DEV" type "$RDMA_PROVIDER" netdev "$RDMA_IF"
+	TADDR=$taddr
+	CONNECT_BASE=$base
+	rdma_wire_down
+	check "the host's device is added again" rdma_wire_up
+	rdma_wire_down
 }
 
 require_root
