@@ -32,7 +32,6 @@ PAT=/tmp/nvfab-hostile.pat
 RD=/tmp/nvfab-hostile.rd
 ONLY=${NVFAB_HOSTILE_ONLY:-}
 ONLY_VAR=NVFAB_HOSTILE_ONLY
-TICK_NAME=hostile
 WAIT_STEP=0.05
 # The transport and the target's address (hostile_rdma.sh sets its own).
 TRANSPORT=tcp
@@ -883,7 +882,6 @@ command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
 ktap_set_plan 30
 dmesg_canary_start
-tick_open
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
 ip link set lo up 2>/dev/null

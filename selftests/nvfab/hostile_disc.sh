@@ -50,7 +50,6 @@ LOGDIR=${OUT:-/tmp}/hostile_disc
 REREAD=${NVFAB_HOSTILE_DISC_REREAD:-retry}
 ONLY=${NVFAB_HOSTILE_DISC_ONLY:-}
 ONLY_VAR=NVFAB_HOSTILE_DISC_ONLY
-TICK_NAME=hostile-disc
 WAIT_STEP=0.1
 
 E=		# the scenario's configfs entry
@@ -392,7 +391,6 @@ command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
 ktap_set_plan 11
 dmesg_canary_start
-tick_open
 mkdir -p "$LOGDIR"
 ip link set lo up 2>/dev/null
 modprobe -q configfs 2>/dev/null || true

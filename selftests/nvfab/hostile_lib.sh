@@ -10,7 +10,6 @@
 # The sourcing script sets:
 #   ONLY        scenario names to run (empty: all), from ONLY_VAR
 #   ONLY_VAR    the environment variable ONLY came from (for the skip text)
-#   TICK_NAME   a word for the tick FIFO's name
 #   WAIT_STEP   wait_for's polling period in seconds (default 0.05)
 # and defines scenario_cleanup, run after every scenario. The harness
 # keeps TPID, TSTATE, TLOG (the running target, its --state file, its
@@ -19,8 +18,7 @@
 # scenario); a scenario may set SKIP_WHY to report a skip.
 #
 # The guest is a TCG machine with a debug kernel, where a fork costs about
-# 50-100 ms: polling below uses bash builtins only (a FIFO nobody writes
-# makes "read -t" a sleep, EPOCHREALTIME a clock).
+# 50-100 ms: polling below uses bash builtins only (lib.sh's clock and nap).
 # shellcheck disable=SC2034 # variables used by the sourcing scripts
 
 TPID=
@@ -31,18 +29,7 @@ FAILS=()
 BGPIDS=()
 SKIP_WHY=
 
-# ---- polling without forks ----
-
-tick_open() {
-	local f=/tmp/nvfab-${TICK_NAME:-hostile}-tick.$$
-
-	mkfifo "$f" && exec 9<>"$f" && rm -f "$f"
-}
-
-nap() { read -rt "$1" -u 9 || true; }
-
-# clock: NOW is the time in ms.
-clock() { NOW=$((${EPOCHREALTIME/./} / 1000)); }
+# ---- polling without forks (lib.sh: clock, nap) ----
 
 # wait_for MS CMD...: poll CMD (a function or builtin) every WAIT_STEP s.
 wait_for() {

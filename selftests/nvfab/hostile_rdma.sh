@@ -200,7 +200,6 @@ why=$(python3 -B -c "import pyverbs.cmid" 2>&1) ||
 ktap_header
 ktap_set_plan 15
 dmesg_canary_start
-tick_open
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
 head -c 8192 /dev/urandom >"$PAT"

@@ -136,20 +136,106 @@ nvfab_refcnt() {
 	cat "/sys/module/${1//-/_}/refcnt" 2>/dev/null || echo none
 }
 
-# busywait TIMEOUT_MS CMD...: poll CMD until it succeeds or time runs out.
+# Waiting without starting processes. In the test kernel (TCG, KASAN,
+# lockdep, kmemleak) a fork and exec of a small program costs the guest
+# 50-100 ms of CPU, up to a second while fio runs, and the tests mostly
+# wait: a busywait that ran date, sleep and a cat of a sysfs file ten
+# times a second kept a vCPU busy that the code under test needed. So the
+# tests' clock, sleeps and sysfs reads are bash builtins: nap and clock,
+# and the forms of sleep, date and cat below (anything else runs the real
+# program).
+
+# A FIFO nobody writes to, opened read-write and unlinked at once: a read
+# with a timeout on it is a sleep.
+if [ -z "${NAP_FD:-}" ]; then
+	NAP_FD=
+	_nap_fifo=$(mktemp -u "${TMPDIR:-/tmp}/nvfab-nap.XXXXXX")
+	if mkfifo -m 600 "$_nap_fifo" 2>/dev/null; then
+		exec {NAP_FD}<>"$_nap_fifo"
+		rm -f "$_nap_fifo"
+	fi
+	unset _nap_fifo
+fi
+
+# nap SECONDS: sleep (fractions allowed) without a process.
+nap() {
+	if [ -n "$NAP_FD" ]; then
+		read -r -t "$1" -u "$NAP_FD" _ || true
+	else
+		command sleep "$1"
+	fi
+}
+
+# clock: NOW is the time in ms since the epoch, from $EPOCHREALTIME.
+clock() {
+	local t=${EPOCHREALTIME/[.,]/}
+
+	NOW=$((10#$t / 1000))
+}
+
+# epoch_ms: print the time in ms since the epoch.
+epoch_ms() {
+	clock
+	echo "$NOW"
+}
+
+# date: +%s and +%s%3N from $EPOCHREALTIME, anything else from date(1).
+date() {
+	clock
+	case "$*" in
+	+%s) echo $((NOW / 1000)) ;;
+	+%s%3N) echo "$NOW" ;;
+	*) command date "$@" ;;
+	esac
+}
+
+# sleep SECONDS: nap; other arguments run sleep(1).
+sleep() {
+	if [ $# = 1 ] && [[ $1 =~ ^[0-9]*\.?[0-9]+$ ]]; then
+		nap "$1"
+	else
+		command sleep "$@"
+	fi
+}
+
+# cat FILE, for one sysfs or configfs attribute (a path under /sys, not
+# debugfs or tracefs): its lines through read. An attribute that gave
+# nothing (empty, or its read failed: read cannot tell) and anything else
+# go to cat(1), for its output and exit status.
+cat() {
+	local line n=0
+
+	case "$#:${1:-}" in
+	1:/sys/kernel/debug/* | 1:/sys/kernel/tracing/*) ;;
+	1:/sys/*)
+		{
+			while IFS= read -r line || [ -n "$line" ]; do
+				printf '%s\n' "$line"
+				n=$((n + 1))
+			done
+		} <"$1" || return
+		[ "$n" = 0 ] || return 0
+		;;
+	esac
+	command cat "$@"
+}
+
+# busywait TIMEOUT_MS CMD...: poll CMD every 100 ms until it succeeds or
+# time runs out.
 busywait() {
-	local timeout_ms=$1 start now
+	local timeout_ms=$1 end
 	shift
-	start=$(date +%s%3N)
+	clock
+	end=$((NOW + timeout_ms))
 	while true; do
 		if "$@"; then
 			return 0
 		fi
-		now=$(date +%s%3N)
-		if [ $((now - start)) -ge "$timeout_ms" ]; then
+		clock
+		if [ "$NOW" -ge "$end" ]; then
 			return 1
 		fi
-		sleep 0.1
+		nap 0.1
 	done
 }
 

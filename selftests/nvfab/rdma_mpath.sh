@@ -55,11 +55,8 @@ unset NVFAB_FABRICS_DEV NVFAB_SYSFS NVFAB_DEV_DIR
 export NVFAB_ETC_NVME=$TMP
 
 # Builtins only in what runs under fio: a fork takes about a second in
-# the KASAN guest while fio runs. nap SECONDS sleeps on a FIFO that never
-# gets data; waitfor TIMEOUT_S CMD... polls CMD every 50 ms.
-mkfifo "$TMP/nap"
-exec {NAPFD}<>"$TMP/nap"
-nap() { read -r -t "$1" -u "$NAPFD" _; return 0; }
+# the KASAN guest while fio runs. lib.sh's nap sleeps; waitfor TIMEOUT_S
+# CMD... polls CMD every 50 ms.
 waitfor() {
 	local t=${EPOCHREALTIME/[.,]/} end
 	end=$((t + $1 * 1000000))

@@ -36,7 +36,7 @@ state() { cat "$CTRL/state" 2>/dev/null || echo gone; }
 is_state() { test "$(state)" = "$1"; }
 not_live() { ! is_state live; }
 gone() { test ! -e "$CTRL"; }
-now_ms() { date +%s%3N; }
+now_ms() { epoch_ms; }
 
 delete_ctrl() {
 	[ -e "$CTRL/delete_controller" ] && echo 1 >"$CTRL/delete_controller"
@@ -120,19 +120,16 @@ delete_ctrl
 # + 1 s, and the controller reconnects once the wire heals.
 kato=5
 # cut_and_wait LIMIT_MS: cut the wire, then poll the state without forking
-# (a fork costs ~0.1 s in this guest: fd 9 is a FIFO nobody writes, so
-# read -t on it sleeps); sets MS to the time from the cut to not live.
+# (lib.sh's nap); sets MS to the time from the cut to not live.
 cut_and_wait() {
 	local s t0
-	mkfifo /tmp/nvfab-tick.$$ && exec 9<>/tmp/nvfab-tick.$$ && rm -f /tmp/nvfab-tick.$$
 	t0=${EPOCHREALTIME/./}
 	rdma_wire_cut
 	while read -r s <"$CTRL/state" 2>/dev/null && [ "$s" = live ] &&
 		[ $((${EPOCHREALTIME/./} - t0)) -lt $(($1 * 1000)) ]; do
-		read -rt 0.02 -u 9
+		nap 0.02
 	done
 	MS=$(((${EPOCHREALTIME/./} - t0) / 1000))
-	exec 9>&-
 }
 why() { # MARK: the first error that the controller logged since MARK
 	dmesg_since "$1" | grep -m1 -E "${CTRL##*/}: (queue|keep-alive)" |

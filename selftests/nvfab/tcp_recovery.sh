@@ -27,7 +27,7 @@ state() { cat "$CTRL/state" 2>/dev/null || echo gone; }
 is_state() { test "$(state)" = "$1"; }
 not_live() { ! is_state live; }
 gone() { test ! -e "$CTRL"; }
-now_ms() { date +%s%3N; }
+now_ms() { epoch_ms; }
 
 delete_ctrl() {
 	[ -e "$CTRL/delete_controller" ] && echo 1 >"$CTRL/delete_controller"
@@ -92,18 +92,15 @@ ktap_check "delete" delete_ctrl
 # 4. Silent cut (veth down): keep-alive notices within KATO/2 + KATO + 1 s.
 kato=5
 connect ",keep_alive_tmo=$kato,reconnect_delay=1,ctrl_loss_tmo=30"
-# Poll without forking (a fork costs ~0.1 s in this guest): fd 9 is a FIFO
-# nobody writes, so read -t on it sleeps.
-mkfifo /tmp/nvfab-tick.$$ && exec 9<>/tmp/nvfab-tick.$$ && rm -f /tmp/nvfab-tick.$$
+# Poll without forking (lib.sh's nap).
 echo "nvfab selftest: cutting path 1 silently" >/dev/kmsg
 topo_cut 1
 t0=${EPOCHREALTIME/./}
 while read -r s <"$CTRL/state" 2>/dev/null && [ "$s" = live ] &&
 	[ $((${EPOCHREALTIME/./} - t0)) -lt 30000000 ]; do
-	read -rt 0.02 -u 9
+	nap 0.02
 done
 ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
-exec 9>&-
 limit=$((kato * 1000 / 2 + kato * 1000 + 1000))
 ktap_diag "silent cut detected after $ms ms (limit $limit ms)"
 dmesg | grep -E 'cutting path 1 silently|keep-alive unanswered' | tail -2 | sed 's/^/# kernel: /'
