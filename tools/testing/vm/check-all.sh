@@ -316,6 +316,12 @@ scripts/tests/build-copy-test.sh >"$out/build-copy.ktap" 2>"$out/build-copy.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/build-copy.ktap")
 [ "$f" = 0 ] || { cat "$out/build-copy.ktap"; tail -5 "$out/build-copy.err"; }
 add_line "build copy host tests" "$p passed, $f failed, $s skipped"
+# The selftests' fork-free waits (selftests/nvfab/lib.sh: nap, clock,
+# busywait and its sleep, date and cat): two seconds.
+scripts/tests/selftest-lib-test.sh >"$out/selftest-lib.ktap" 2>"$out/selftest-lib.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/selftest-lib.ktap")
+[ "$f" = 0 ] || { grep -E '^(not ok|#)' "$out/selftest-lib.ktap"; tail -5 "$out/selftest-lib.err"; }
+add_line "selftest lib host tests" "$p passed, $f failed, $s skipped"
 # make lint's module-map check of Documentation/design.rst (a second).
 scripts/tests/design-map-test.sh >"$out/design-map.ktap" 2>"$out/design-map.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/design-map.ktap")
