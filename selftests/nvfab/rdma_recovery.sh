@@ -36,7 +36,6 @@ state() { cat "$CTRL/state" 2>/dev/null || echo gone; }
 is_state() { test "$(state)" = "$1"; }
 not_live() { ! is_state live; }
 gone() { test ! -e "$CTRL"; }
-now_ms() { epoch_ms; }
 
 delete_ctrl() {
 	[ -e "$CTRL/delete_controller" ] && echo 1 >"$CTRL/delete_controller"
@@ -91,22 +90,22 @@ delete_ctrl
 rdma_wire_connect ",reconnect_delay=1,ctrl_loss_tmo=4"
 nvmet_port_disable "$RDMA_W_PORT_ID"
 busywait 20000 not_live
-t0=$(now_ms)
+t0=$(epoch_ms)
 timeout 60 dd if="$DEV" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
 rc=$?
 ktap_check "I/O during the outage fails, no hang (dd rc $rc)" test "$rc" != 0 -a "$rc" != 124
 ktap_check "controller removed after ctrl_loss_tmo" busywait 30000 gone
-ktap_diag "removed $(($(now_ms) - t0)) ms after the first failed I/O started"
+ktap_diag "removed $(($(epoch_ms) - t0)) ms after the first failed I/O started"
 nvmet_port_enable "$RDMA_W_PORT_ID"
 
 # 3. fast_io_fail_tmo=2: I/O fails after about 2 s, not ctrl_loss_tmo.
 rdma_wire_connect ",reconnect_delay=1,ctrl_loss_tmo=60,fast_io_fail_tmo=2"
 nvmet_port_disable "$RDMA_W_PORT_ID"
 busywait 20000 not_live
-t0=$(now_ms)
+t0=$(epoch_ms)
 timeout 60 dd if="$DEV" of=/dev/null bs=4k count=1 iflag=direct 2>/dev/null
 rc=$?
-ms=$(($(now_ms) - t0))
+ms=$(($(epoch_ms) - t0))
 ktap_diag "I/O failed after $ms ms"
 ktap_check "I/O fails (dd rc $rc)" test "$rc" != 0 -a "$rc" != 124
 ktap_check "within fast_io_fail_tmo + 6 s ($ms ms), far below ctrl_loss_tmo" test "$ms" -lt 8000
@@ -191,9 +190,9 @@ fio --name=del --filename="$DEV" --allow_file_create=0 --ioengine=libaio --direc
 FIOPID=$!
 sleep 3
 ktap_check "delete during I/O" delete_ctrl
-t0=$(now_ms)
+t0=$(epoch_ms)
 timeout 60 tail --pid="$FIOPID" -f /dev/null
-ms=$(($(now_ms) - t0))
+ms=$(($(epoch_ms) - t0))
 ktap_check "fio ends within 10 s of the controller being gone ($ms ms)" \
 	bash -c "! kill -0 $FIOPID 2>/dev/null && test $ms -lt 10000"
 FIOPID=
@@ -213,10 +212,10 @@ dev_readd() {
 dev_removal_live() {
 	local t0 rc
 	rdma_wire_connect ",nr_io_queues=2" || return 1
-	t0=$(now_ms)
+	t0=$(epoch_ms)
 	timeout 60 rdma link delete "$RDMA_W_HDEV"
 	rc=$?
-	ktap_diag "live controller: rdma link delete returned $rc after $(($(now_ms) - t0)) ms"
+	ktap_diag "live controller: rdma link delete returned $rc after $(($(epoch_ms) - t0)) ms"
 	[ "$rc" = 0 ] && busywait 30000 gone && dev_readd
 }
 ktap_check "host RDMA device removed under a live controller: removal returns, controller deleted" \
@@ -230,10 +229,10 @@ dev_removal_connecting() {
 		cpid=$!
 		# somewhere in the connect: 0 to 0.9 s after it started
 		sleep "0.$((i % 10))"
-		t0=$(now_ms)
+		t0=$(epoch_ms)
 		timeout 60 rdma link delete "$RDMA_W_HDEV"
 		rc=$?
-		ms=$(($(now_ms) - t0))
+		ms=$(($(epoch_ms) - t0))
 		if [ "$rc" != 0 ]; then
 			ktap_diag "round $i: rdma link delete returned $rc after $ms ms"
 			return 1
