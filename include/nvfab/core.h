@@ -63,6 +63,9 @@ enum nvfab_ctrl_state {
  *			nothing new is sent; a stop follows
  * @NVFAB_QUEUE_STOPPED: stopped: nothing is in flight on the wire any
  *			more; the resources stay until the queue is freed
+ * @NVFAB_QUEUE_AUTHENTICATING: the Fabrics Connect succeeded and asked for
+ *			DH-HMAC-CHAP (AUTHREQ ATR): only Authentication
+ *			Send and Receive may be sent until it succeeds
  *
  * Changed only by nvfab_change_queue_state().
  */
@@ -73,6 +76,7 @@ enum nvfab_queue_state {
 	NVFAB_QUEUE_CONNECTED,
 	NVFAB_QUEUE_FAILED,
 	NVFAB_QUEUE_STOPPED,
+	NVFAB_QUEUE_AUTHENTICATING,
 };
 
 /* Bits of nvfab_request.flags. */
@@ -311,6 +315,11 @@ struct nvfab_peer_counters {
  *			flow control disabled (nvfab_connect_queue())
  * @sqflow_refused:	the controller refused that once: later associations
  *			keep SQ flow control (controller's life)
+ * @auth_lock:		serialises the DH-HMAC-CHAP transactions of the
+ *			controller's queues and guards the keys (auth.c)
+ * @host_key:		dhchap_secret's key, or NULL (under @auth_lock)
+ * @ctrl_key:		dhchap_ctrl_secret's key, or NULL: the controller
+ *			is not authenticated by the host (under @auth_lock)
  * @nn:			Number of Namespaces
  * @sgls:		SGL Support
  * @oncs:		Optional NVM Command Support
@@ -377,6 +386,8 @@ struct nvfab_peer_counters {
  * Fields read from the controller are written only while CONNECTING and
  * read anywhere after.
  */
+struct nvme_dhchap_key;
+
 struct nvfab_ctrl {
 	/* set at init, constant */
 	const struct nvfab_ctrl_ops	*ops;
@@ -419,6 +430,9 @@ struct nvfab_ctrl {
 	u32				kato;		/* seconds */
 	bool				sqflow_disabled;
 	bool				sqflow_refused;
+	struct mutex			auth_lock;
+	struct nvme_dhchap_key		*host_key;
+	struct nvme_dhchap_key		*ctrl_key;
 	u32				nn;
 	u32				sgls;
 	u16				oncs;

@@ -75,6 +75,8 @@ struct nvfab_ctrl;
  * @NVFAB_OPT_FAIL_FAST_TMO:	fast_io_fail_tmo=%d
  * @NVFAB_OPT_HOST_IFACE:	host_iface=%s
  * @NVFAB_OPT_DISCOVERY:	discovery
+ * @NVFAB_OPT_DHCHAP_SECRET:	dhchap_secret=%s
+ * @NVFAB_OPT_DHCHAP_CTRL_SECRET: dhchap_ctrl_secret=%s
  *
  * The values are private to nvfab; transports use them to declare their
  * required and allowed options. Bit 6 is unused, as upstream (it was
@@ -104,6 +106,8 @@ enum nvfab_opt {
 	NVFAB_OPT_FAIL_FAST_TMO		= BIT(20),
 	NVFAB_OPT_HOST_IFACE		= BIT(21),
 	NVFAB_OPT_DISCOVERY		= BIT(22),
+	NVFAB_OPT_DHCHAP_SECRET		= BIT(23),
+	NVFAB_OPT_DHCHAP_CTRL_SECRET	= BIT(24),
 };
 
 /* Options every request must carry, whatever the transport. */
@@ -113,7 +117,8 @@ enum nvfab_opt {
 	(NVFAB_OPT_QUEUE_SIZE | NVFAB_OPT_NR_IO_QUEUES |		\
 	 NVFAB_OPT_KATO | NVFAB_OPT_HOSTNQN | NVFAB_OPT_HOST_ID |	\
 	 NVFAB_OPT_DUP_CONNECT | NVFAB_OPT_DISABLE_SQFLOW |		\
-	 NVFAB_OPT_FAIL_FAST_TMO | NVFAB_OPT_DISCOVERY)
+	 NVFAB_OPT_FAIL_FAST_TMO | NVFAB_OPT_DISCOVERY |		\
+	 NVFAB_OPT_DHCHAP_SECRET | NVFAB_OPT_DHCHAP_CTRL_SECRET)
 
 /**
  * struct nvfab_host - a host identity (Host NQN plus Host Identifier)
@@ -157,6 +162,10 @@ struct nvfab_host {
  * @disable_sqflow:	ask for SQ flow control to be disabled
  * @hdr_digest:		NVMe/TCP header digest
  * @data_digest:	NVMe/TCP data digest
+ * @dhchap_secret:	the host's DH-HMAC-CHAP secret (DHHC-1), or NULL;
+ *			freed with kfree_sensitive(), never shown but in the
+ *			controller's 0600 sysfs file
+ * @dhchap_ctrl_secret:	the controller's DH-HMAC-CHAP secret, or NULL
  * @host:		host identity, referenced
  */
 struct nvfab_ctrl_options {
@@ -182,6 +191,8 @@ struct nvfab_ctrl_options {
 	bool			disable_sqflow;
 	bool			hdr_digest;
 	bool			data_digest;
+	char			*dhchap_secret;
+	char			*dhchap_ctrl_secret;
 	struct nvfab_host	*host;
 };
 

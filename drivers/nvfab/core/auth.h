@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * DH-HMAC-CHAP in-band authentication of nvfab-core: the messages
- * (auth-msg.c).
+ * (auth-msg.c) and the transaction of a queue (auth.c, with nvme-auth).
  */
 #ifndef _NVFAB_CORE_AUTH_H
 #define _NVFAB_CORE_AUTH_H
 
+#include <linux/errno.h>
 #include <linux/nvme.h>
 #include <linux/types.h>
 
@@ -60,5 +61,31 @@ int nvfab_auth_check_success1(const void *buf, size_t len, u16 t_id,
 			      const u8 **r2, u8 *failure, const char **why);
 void nvfab_auth_build_success2(void *buf, u16 t_id);
 void nvfab_auth_build_failure2(void *buf, u16 t_id, u8 reason);
+
+struct nvfab_ctrl;
+
+#if IS_ENABLED(CONFIG_NVME_AUTH)
+int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid);
+int nvfab_auth_set_keys(struct nvfab_ctrl *ctrl, const char *host_secret,
+			const char *ctrl_secret);
+void nvfab_auth_free_keys(struct nvfab_ctrl *ctrl);
+#else
+/* Without nvme-auth no secret is accepted (nvfab-fabrics refuses them). */
+static inline int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
+{
+	return -ENOKEY;
+}
+
+static inline int nvfab_auth_set_keys(struct nvfab_ctrl *ctrl,
+				      const char *host_secret,
+				      const char *ctrl_secret)
+{
+	return host_secret || ctrl_secret ? -EOPNOTSUPP : 0;
+}
+
+static inline void nvfab_auth_free_keys(struct nvfab_ctrl *ctrl)
+{
+}
+#endif
 
 #endif /* _NVFAB_CORE_AUTH_H */

@@ -43,6 +43,7 @@
 #include <nvfab/fabrics.h>
 
 #define CREATE_TRACE_POINTS
+#include "auth.h"
 #include "trace.h"
 
 #define NVFAB_MINORS		BIT(MINORBITS)
@@ -366,6 +367,7 @@ static void nvfab_free_ctrl(struct device *dev)
 	if (ctrl->admin_q)
 		blk_put_queue(ctrl->admin_q);
 	nvfab_instance_put(ctrl->instance);
+	nvfab_auth_free_keys(ctrl);
 	kfree(ctrl->queue_state);
 	ctrl->ops->free_ctrl(ctrl);
 }
@@ -381,8 +383,9 @@ static void nvfab_free_ctrl(struct device *dev)
  * is reference counted; the last nvfab_put_ctrl() calls @ops->free_ctrl.
  *
  * Context: may sleep.
- * Return: 0, or -ENOMEM, -ENOSPC or a device_add() error; on error nothing
- * is registered and the caller frees @ctrl itself.
+ * Return: 0, or -ENOMEM, -ENOSPC or a device_add() error, or an error of
+ * the DH-HMAC-CHAP secrets in @opts (nvfab_auth_set_keys()); on error
+ * nothing is registered and the caller frees @ctrl itself.
  */
 int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 		    const struct nvfab_ctrl_ops *ops,
@@ -416,6 +419,7 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	mutex_init(&ctrl->ana_lock);
 	xa_init(&ctrl->ana_groups);
 	INIT_WORK(&ctrl->ana_work, nvfab_ana_work);
+	mutex_init(&ctrl->auth_lock);
 
 	ctrl->nr_queue_state = opts->nr_io_queues + opts->nr_write_queues +
 			       opts->nr_poll_queues + 1;
@@ -424,6 +428,10 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 				    sizeof(*ctrl->queue_state), GFP_KERNEL);
 	if (!ctrl->queue_state)
 		return -ENOMEM;
+	ret = nvfab_auth_set_keys(ctrl, opts->dhchap_secret,
+				  opts->dhchap_ctrl_secret);
+	if (ret)
+		goto out_free_bitmap;
 
 	ret = nvfab_instance_get();
 	if (ret < 0)
@@ -455,6 +463,7 @@ out_free_name:
 out_put_instance:
 	nvfab_instance_put(ctrl->instance);
 out_free_bitmap:
+	nvfab_auth_free_keys(ctrl);
 	kfree(ctrl->queue_state);
 	return ret;
 }

@@ -10,6 +10,7 @@
 
 #include <nvfab/compat.h>
 #include "nvfab.h"
+#include "auth.h"
 #include <nvfab/fabrics.h>
 
 static int nvfab_prop_get(struct nvfab_ctrl *ctrl, u32 off, bool wide,
@@ -239,6 +240,21 @@ int nvfab_connect_queue(struct nvfab_ctrl *ctrl, int qid)
 		return ret;
 	}
 	ret = nvfab_connect_authreq(le32_to_cpu(res.u32));
+	if (ret == -ENOKEY) {
+		/* ATR: DH-HMAC-CHAP on this queue before anything else */
+		if (!nvfab_change_queue_state(ctrl, qid,
+					      NVFAB_QUEUE_AUTHENTICATING)) {
+			dev_err(ctrl->device, "Connect (qid %d) succeeded on a queue that failed meanwhile\n",
+				qid);
+			return -ENOTCONN;
+		}
+		ret = nvfab_auth_queue(ctrl, qid);
+		if (ret && ret != -ENOKEY) {
+			dev_err(ctrl->device, "Connect (qid %d): authentication failed: %d\n",
+				qid, ret);
+			return ret;
+		}
+	}
 	if (ret) {
 		dev_err(ctrl->device, "Connect (qid %d): the controller requires %s (result 0x%x)\n",
 			qid, ret == -ENOKEY ?

@@ -4,11 +4,15 @@
  * controller, shared by the core (the Fabrics Connect) and the transport
  * (its connection), changed by one transition function.
  *
- *   FREE -> STARTING -> LIVE -> CONNECTED
- *              |          |        |
- *              +------> FAILED <---+
+ *   FREE -> STARTING -> LIVE ----------------------> CONNECTED
+ *              |          |  \-> AUTHENTICATING ---/     |
+ *              |          |            |                 |
+ *              +------> FAILED <-------+-----------------+
  *              |          |
- *   FREE <-----+-------- STOPPED <- LIVE, CONNECTED
+ *   FREE <-----+-------- STOPPED <- LIVE, AUTHENTICATING, CONNECTED
+ *
+ * AUTHENTICATING is a queue whose Connect asked for DH-HMAC-CHAP
+ * (auth.c): connected, but only the authentication may use it yet.
  *
  * A failed start goes back to FREE (the transport undoes it); every other
  * queue is stopped before it is freed. FAILED is entered once per start,
@@ -42,14 +46,19 @@ VISIBLE_IF_KUNIT bool nvfab_queue_transition_ok(enum nvfab_queue_state old,
 		return old == NVFAB_QUEUE_FREE;
 	case NVFAB_QUEUE_LIVE:
 		return old == NVFAB_QUEUE_STARTING;
-	case NVFAB_QUEUE_CONNECTED:
+	case NVFAB_QUEUE_AUTHENTICATING:
 		return old == NVFAB_QUEUE_LIVE;
+	case NVFAB_QUEUE_CONNECTED:
+		return old == NVFAB_QUEUE_LIVE ||
+		       old == NVFAB_QUEUE_AUTHENTICATING;
 	case NVFAB_QUEUE_FAILED:
 		return old == NVFAB_QUEUE_STARTING || old == NVFAB_QUEUE_LIVE ||
+		       old == NVFAB_QUEUE_AUTHENTICATING ||
 		       old == NVFAB_QUEUE_CONNECTED;
 	case NVFAB_QUEUE_STOPPED:
-		return old == NVFAB_QUEUE_LIVE || old == NVFAB_QUEUE_CONNECTED ||
-		       old == NVFAB_QUEUE_FAILED;
+		return old == NVFAB_QUEUE_LIVE ||
+		       old == NVFAB_QUEUE_AUTHENTICATING ||
+		       old == NVFAB_QUEUE_CONNECTED || old == NVFAB_QUEUE_FAILED;
 	case NVFAB_QUEUE_FREE:
 		/* a stopped queue, or a start that failed and was undone */
 		return old == NVFAB_QUEUE_STOPPED ||

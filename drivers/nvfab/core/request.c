@@ -303,6 +303,16 @@ static bool nvfab_is_connect(struct request *rq)
 	       cmd->fabrics.fctype == nvme_fabrics_type_connect;
 }
 
+/* An Authentication Send or Receive (DH-HMAC-CHAP, auth.c). */
+static bool nvfab_is_auth(struct request *rq)
+{
+	struct nvme_command *cmd = nvfab_req(rq)->cmd;
+
+	return blk_rq_is_passthrough(rq) && nvme_is_fabrics(cmd) &&
+	       (cmd->fabrics.fctype == nvme_fabrics_type_auth_send ||
+		cmd->fabrics.fctype == nvme_fabrics_type_auth_receive);
+}
+
 /**
  * nvfab_check_ready() - may this request be sent now?
  * @ctrl: the controller
@@ -312,7 +322,9 @@ static bool nvfab_is_connect(struct request *rq)
  * (NVFAB_QUEUE_CONNECTED), while the controller is live or (re)connecting,
  * so that requests requeued by a reset drain as soon as their queue is
  * back. A Connect may go out on a queue that is up but not connected yet
- * (NVFAB_QUEUE_LIVE); nothing goes out on a queue in any other state. User passthrough on the admin
+ * (NVFAB_QUEUE_LIVE), an Authentication Send or Receive on one whose
+ * Connect asked for authentication (NVFAB_QUEUE_AUTHENTICATING); nothing
+ * goes out on a queue in any other state. User passthrough on the admin
  * queue waits for the controller to be live. While deleting, only the
  * host's own commands (shutdown) go out.
  *
@@ -336,6 +348,8 @@ bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq)
 	case NVFAB_CTRL_CONNECTING:
 		if (internal && nvfab_is_connect(rq))
 			return qs == NVFAB_QUEUE_LIVE;
+		if (internal && qs == NVFAB_QUEUE_AUTHENTICATING)
+			return nvfab_is_auth(rq);
 		if (admin && (req->flags & NVFAB_REQ_USERCMD))
 			return false;
 		return connected;

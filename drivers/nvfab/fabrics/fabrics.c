@@ -61,13 +61,14 @@ static const match_table_t opt_tokens = {
 	{ NVFAB_OPT_TOS,		"tos=%d"		},
 	{ NVFAB_OPT_FAIL_FAST_TMO,	"fast_io_fail_tmo=%d"	},
 	{ NVFAB_OPT_DISCOVERY,		"discovery"		},
+	{ NVFAB_OPT_DHCHAP_SECRET,	"dhchap_secret=%s"	},
+	{ NVFAB_OPT_DHCHAP_CTRL_SECRET,	"dhchap_ctrl_secret=%s"	},
 	{ NVFAB_OPT_ERR,		NULL			}
 };
 
 /* Keys of the in-kernel grammar that nvfab knows but does not implement. */
 static const char * const unsupported_keys[] = {
-	"dhchap_secret", "dhchap_ctrl_secret", "tls", "keyring", "tls_key",
-	"concat",
+	"tls", "keyring", "tls_key", "concat",
 };
 
 /*
@@ -297,9 +298,38 @@ void nvfab_free_options(struct nvfab_ctrl_options *opts)
 	kfree(opts->trsvcid);
 	kfree(opts->host_traddr);
 	kfree(opts->host_iface);
+	kfree_sensitive(opts->dhchap_secret);
+	kfree_sensitive(opts->dhchap_ctrl_secret);
 	kfree(opts);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_free_options);
+
+/*
+ * A DH-HMAC-CHAP secret as the in-kernel host takes it: "DHHC-1:" and at
+ * least 4 more characters (the key itself is parsed, and its CRC checked,
+ * when the controller is created). The secret is never logged.
+ */
+static int nvfab_opt_secret(substring_t *arg, char **dst, const char *key)
+{
+	char *p;
+
+	if (!IS_ENABLED(CONFIG_NVME_AUTH)) {
+		pr_err("option '%s' is not supported: this kernel has no nvme-auth (CONFIG_NVME_AUTH)\n",
+		       key);
+		return -EOPNOTSUPP;
+	}
+	p = match_strdup(arg);
+	if (!p)
+		return -ENOMEM;
+	if (strlen(p) < 11 || strncmp(p, "DHHC-1:", 7) ||
+	    !nvfab_str_printable(p)) {
+		pr_err("%s is not a DH-HMAC-CHAP secret (DHHC-1:xx:...:)\n", key);
+		kfree_sensitive(p);
+		return -EINVAL;
+	}
+	*dst = p;
+	return 0;
+}
 
 /* Both unset, or both set and equal. */
 static bool nvfab_opt_str_eq(const char *a, const char *b)
@@ -381,6 +411,12 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 	case NVFAB_OPT_HOST_IFACE:
 		return nvfab_opt_str(args, &opts->host_iface, IFNAMSIZ,
 				     "host_iface");
+	case NVFAB_OPT_DHCHAP_SECRET:
+		return nvfab_opt_secret(args, &opts->dhchap_secret,
+					"dhchap_secret");
+	case NVFAB_OPT_DHCHAP_CTRL_SECRET:
+		return nvfab_opt_secret(args, &opts->dhchap_ctrl_secret,
+					"dhchap_ctrl_secret");
 	case NVFAB_OPT_HOSTNQN:
 		ret = nvfab_opt_str(args, &p, NVFAB_NQN_SIZE, "hostnqn");
 		if (ret)
