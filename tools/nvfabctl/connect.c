@@ -92,6 +92,8 @@ enum {
 	NVF_STR_TRSVCID,
 	NVF_STR_HOSTNQN,
 	NVF_STR_HOSTID,
+	NVF_STR_DHCHAP_SECRET,
+	NVF_STR_DHCHAP_CTRL_SECRET,
 	NVF_NR_STR_OPTS,
 };
 
@@ -108,6 +110,9 @@ static const struct {
 	[NVF_STR_TRSVCID]	= { 's', "trsvcid",	"trsvcid" },
 	[NVF_STR_HOSTNQN]	= { 'q', "hostnqn",	"hostnqn" },
 	[NVF_STR_HOSTID]	= { 'I', "hostid",	"hostid" },
+	[NVF_STR_DHCHAP_SECRET]	= { 'S', "dhchap-secret", "dhchap_secret" },
+	[NVF_STR_DHCHAP_CTRL_SECRET] = { 'C', "dhchap-ctrl-secret",
+					 "dhchap_ctrl_secret" },
 };
 
 struct nvf_connect_cfg {
@@ -130,8 +135,6 @@ static const struct {
 	const char	*name;
 	const char	*feature;
 } nvf_unsupported_opts[] = {
-	{ 'S',			"dhchap-secret",	"DH-HMAC-CHAP authentication" },
-	{ 'C',			"dhchap-ctrl-secret",	"DH-HMAC-CHAP authentication" },
 	{ NVF_OPT_TLS,		"tls",			"NVMe/TCP TLS" },
 	{ NVF_OPT_TLS_KEY,	"tls-key",		"NVMe/TCP TLS" },
 	{ NVF_OPT_TLS_KEY_IDENTITY, "tls-key-identity",	"NVMe/TCP TLS" },
@@ -197,6 +200,9 @@ void nvf_connect_usage(FILE *f)
 		"  -f, --host-iface=STR        host interface\n"
 		"  -q, --hostnqn=STR           host NQN (default: /etc/nvme/hostnqn)\n"
 		"  -I, --hostid=UUID           host ID (default: /etc/nvme/hostid)\n"
+		"  -S, --dhchap-secret=STR     DH-HMAC-CHAP secret of the host (DHHC-1)\n"
+		"  -C, --dhchap-ctrl-secret=STR  DH-HMAC-CHAP secret of the controller:\n"
+		"                              authenticate it too (bidirectional)\n"
 		"  -i, --nr-io-queues=NUM      number of I/O queues\n"
 		"  -W, --nr-write-queues=NUM   number of write queues\n"
 		"  -P, --nr-poll-queues=NUM    number of poll queues\n"
@@ -216,9 +222,9 @@ void nvf_connect_usage(FILE *f)
 		"  -v, --verbose               print the option string to stderr\n"
 		"  -h, --help                  show this help\n"
 		"\n"
-		"Not supported yet (exit status %d): -S, --dhchap-secret,\n"
-		"-C, --dhchap-ctrl-secret, --tls, --tls-key, --tls-key-identity,\n"
-		"--tls_key, --keyring, --concat.\n", NVF_EXIT_UNSUPPORTED);
+		"Not supported yet (exit status %d): --tls, --tls-key,\n"
+		"--tls-key-identity, --tls_key, --keyring, --concat.\n",
+		NVF_EXIT_UNSUPPORTED);
 }
 
 /* A growing string buffer. */

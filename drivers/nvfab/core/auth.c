@@ -80,6 +80,9 @@ static const struct nvfab_auth_offer nvfab_auth_default_offer = {
  * @host_pub:	the host's DH value, @dh_len bytes
  * @dh_len:	bytes of a DH value of the group, 0 for null
  * @buf:	message buffer, NVFAB_AUTH_RECV_MAX bytes
+ * @flags:	blk-mq flags of its commands: a reserved tag, not waited
+ *		for while the queue connects (nothing else holds one then),
+ *		waited for on a connected queue (keep-alive may hold it)
  */
 struct nvfab_auth_tx {
 	struct nvfab_ctrl		*ctrl;
@@ -97,6 +100,7 @@ struct nvfab_auth_tx {
 	u8				*host_pub;
 	unsigned int			dh_len;
 	u8				*buf;
+	blk_mq_req_flags_t		flags;
 };
 
 /* Authentication Send (NVMe over Fabrics 1.1, 4.?): @len bytes of @buf. */
@@ -114,7 +118,7 @@ static int nvfab_auth_send(struct nvfab_auth_tx *tx, size_t len)
 	return nvfab_submit_sync_cmd(tx->qid ? ctrl->connect_q : ctrl->admin_q,
 				     &c, NULL, tx->buf, len,
 				     tx->qid ? tx->qid : NVME_QID_ANY, false,
-				     BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
+				     tx->flags);
 }
 
 /* Authentication Receive: up to NVFAB_AUTH_RECV_MAX bytes into @buf. */
@@ -133,7 +137,7 @@ static int nvfab_auth_receive(struct nvfab_auth_tx *tx)
 	return nvfab_submit_sync_cmd(tx->qid ? ctrl->connect_q : ctrl->admin_q,
 				     &c, NULL, tx->buf, NVFAB_AUTH_RECV_MAX,
 				     tx->qid ? tx->qid : NVME_QID_ANY, false,
-				     BLK_MQ_REQ_RESERVED | BLK_MQ_REQ_NOWAIT);
+				     tx->flags);
 }
 
 /*
@@ -419,6 +423,9 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 	struct nvme_dhchap_key *kh = NULL, *kc = NULL;
 	int ret;
 
+	tx.flags = BLK_MQ_REQ_RESERVED;
+	if (nvfab_queue_state(ctrl, qid) == NVFAB_QUEUE_AUTHENTICATING)
+		tx.flags |= BLK_MQ_REQ_NOWAIT;
 	mutex_lock(&ctrl->auth_lock);
 	if (!ctrl->host_key) {
 		ret = -ENOKEY;
@@ -560,4 +567,109 @@ void nvfab_auth_free_keys(struct nvfab_ctrl *ctrl)
 	nvme_auth_free_key(ctrl->ctrl_key);
 	ctrl->host_key = NULL;
 	ctrl->ctrl_key = NULL;
+}
+
+/**
+ * nvfab_auth_show_secret() - the dhchap_secret or dhchap_ctrl_secret
+ *	sysfs file of a controller
+ * @ctrl: the controller
+ * @ctrl_key: the controller's secret instead of the host's
+ * @buf: the sysfs page
+ *
+ * As the in-kernel host's: the DHHC-1 secret, or "none". The file is
+ * readable by root only.
+ *
+ * Context: may sleep; takes @ctrl->auth_lock.
+ * Return: the number of bytes written to @buf.
+ */
+ssize_t nvfab_auth_show_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
+			       char *buf)
+{
+	const char *secret;
+	ssize_t ret;
+
+	mutex_lock(&ctrl->auth_lock);
+	secret = ctrl_key ? ctrl->opts->dhchap_ctrl_secret :
+			    ctrl->opts->dhchap_secret;
+	ret = sysfs_emit(buf, "%s\n", secret ? secret : "none");
+	mutex_unlock(&ctrl->auth_lock);
+	return ret;
+}
+
+/* Re-authenticate every connected queue, the admin queue first. */
+static int nvfab_auth_reauth(struct nvfab_ctrl *ctrl)
+{
+	int qid, ret, err = 0;
+
+	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_LIVE)
+		return 0;	/* the reconnect authenticates with the new key */
+	for (qid = 0; qid < ctrl->queue_count; qid++) {
+		if (nvfab_queue_state(ctrl, qid) != NVFAB_QUEUE_CONNECTED)
+			continue;
+		ret = nvfab_auth_queue(ctrl, qid);
+		if (!ret)
+			continue;
+		dev_warn(ctrl->device, "queue %d: re-authentication failed: %d\n",
+			 qid, ret);
+		if (!err)
+			err = ret;
+		if (!qid)
+			break;
+	}
+	return err;
+}
+
+/**
+ * nvfab_auth_change_secret() - a new secret written to dhchap_secret or
+ *	dhchap_ctrl_secret, and the re-authentication it starts
+ * @ctrl: the controller
+ * @ctrl_key: the controller's secret instead of the host's
+ * @buf: what was written: a DHHC-1 secret, a newline allowed after it
+ *
+ * As the in-kernel host: only a controller connected with a host secret
+ * takes a new one, and every write re-authenticates the controller's
+ * connected queues (the admin queue first), the same secret too. Unlike
+ * it, the write waits for the transactions and fails with their error;
+ * a failed re-authentication keeps the connection (the controller ends
+ * it if it wants) and the new key, which the next connect uses. NVMe
+ * Base 2.0, 8.13.5 (a host may re-authenticate a queue at any time).
+ *
+ * Context: may sleep (the transactions); takes @ctrl->auth_lock.
+ * Return: 0; -EINVAL for a controller without a host secret or a value
+ * that is not a DHHC-1 secret; -EKEYREJECTED for a secret whose CRC is
+ * wrong, or a re-authentication refused; -ENOMEM; the errno of a
+ * transaction that did not complete.
+ */
+int nvfab_auth_change_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
+			     const char *buf)
+{
+	struct nvme_dhchap_key *key;
+	char *secret, **slot;
+	int ret;
+
+	if (!ctrl->opts->dhchap_secret || !str_has_prefix(buf, "DHHC-1:"))
+		return -EINVAL;
+	secret = kstrdup(buf, GFP_KERNEL);
+	if (!secret)
+		return -ENOMEM;
+	strim(secret);
+	key = nvfab_auth_parse(secret);
+	if (IS_ERR(key)) {
+		kfree_sensitive(secret);
+		return PTR_ERR(key);
+	}
+	mutex_lock(&ctrl->auth_lock);
+	slot = ctrl_key ? &ctrl->opts->dhchap_ctrl_secret :
+			  &ctrl->opts->dhchap_secret;
+	swap(*slot, secret);
+	if (ctrl_key)
+		swap(ctrl->ctrl_key, key);
+	else
+		swap(ctrl->host_key, key);
+	mutex_unlock(&ctrl->auth_lock);
+	kfree_sensitive(secret);
+	nvme_auth_free_key(key);
+
+	dev_info(ctrl->device, "re-authenticating controller\n");
+	return nvfab_auth_reauth(ctrl);
 }

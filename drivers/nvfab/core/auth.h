@@ -8,6 +8,7 @@
 
 #include <linux/errno.h>
 #include <linux/nvme.h>
+#include <linux/sysfs.h>
 #include <linux/types.h>
 
 /**
@@ -69,6 +70,10 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid);
 int nvfab_auth_set_keys(struct nvfab_ctrl *ctrl, const char *host_secret,
 			const char *ctrl_secret);
 void nvfab_auth_free_keys(struct nvfab_ctrl *ctrl);
+ssize_t nvfab_auth_show_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
+			       char *buf);
+int nvfab_auth_change_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
+			     const char *buf);
 #else
 /* Without nvme-auth no secret is accepted (nvfab-fabrics refuses them). */
 static inline int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
@@ -85,6 +90,18 @@ static inline int nvfab_auth_set_keys(struct nvfab_ctrl *ctrl,
 
 static inline void nvfab_auth_free_keys(struct nvfab_ctrl *ctrl)
 {
+}
+
+static inline ssize_t nvfab_auth_show_secret(struct nvfab_ctrl *ctrl,
+					     bool ctrl_key, char *buf)
+{
+	return sysfs_emit(buf, "none\n");
+}
+
+static inline int nvfab_auth_change_secret(struct nvfab_ctrl *ctrl,
+					   bool ctrl_key, const char *buf)
+{
+	return -EOPNOTSUPP;
 }
 #endif
 

@@ -10,6 +10,7 @@
 #include <linux/sysfs.h>
 
 #include <nvfab/compat.h>
+#include "auth.h"
 #include "multipath/mpath.h"
 #include "nvfab.h"
 #include <nvfab/fabrics.h>
@@ -354,6 +355,43 @@ static ssize_t fast_io_fail_tmo_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(fast_io_fail_tmo);
 
+/*
+ * dhchap_secret, dhchap_ctrl_secret: the DH-HMAC-CHAP secrets (root only);
+ * writing one re-authenticates the controller (auth.c).
+ */
+static ssize_t dhchap_secret_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return nvfab_auth_show_secret(to_ctrl(dev), false, buf);
+}
+
+static ssize_t dhchap_secret_store(struct device *dev,
+				   struct device_attribute *attr,
+				   const char *buf, size_t count)
+{
+	int ret = nvfab_auth_change_secret(to_ctrl(dev), false, buf);
+
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_ADMIN_RW(dhchap_secret);
+
+static ssize_t dhchap_ctrl_secret_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	return nvfab_auth_show_secret(to_ctrl(dev), true, buf);
+}
+
+static ssize_t dhchap_ctrl_secret_store(struct device *dev,
+					struct device_attribute *attr,
+					const char *buf, size_t count)
+{
+	int ret = nvfab_auth_change_secret(to_ctrl(dev), true, buf);
+
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_ADMIN_RW(dhchap_ctrl_secret);
+
 static struct attribute *nvfab_ctrl_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_transport.attr,
@@ -375,6 +413,8 @@ static struct attribute *nvfab_ctrl_attrs[] = {
 	&dev_attr_ctrl_loss_tmo.attr,
 	&dev_attr_reconnect_delay.attr,
 	&dev_attr_fast_io_fail_tmo.attr,
+	&dev_attr_dhchap_secret.attr,
+	&dev_attr_dhchap_ctrl_secret.attr,
 	NULL
 };
 

@@ -82,7 +82,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 233
+ktap_set_plan 232
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -287,18 +287,13 @@ unsupported "--keyring" "NVMe/TCP TLS is not supported yet by nvfab (--keyring)"
 	--keyring .nvme
 unsupported "--concat" \
 	"secure channel concatenation (TLS) is not supported yet by nvfab (--concat)" --concat
-unsupported "-S" \
-	"DH-HMAC-CHAP authentication is not supported yet by nvfab (--dhchap-secret)" \
-	-S DHHC-1:00:abc:
-unsupported "--dhchap-secret" \
-	"DH-HMAC-CHAP authentication is not supported yet by nvfab (--dhchap-secret)" \
-	--dhchap-secret=DHHC-1:00:abc:
-unsupported "-C" \
-	"DH-HMAC-CHAP authentication is not supported yet by nvfab (--dhchap-ctrl-secret)" \
-	-C DHHC-1:00:abc:
-unsupported "--dhchap-ctrl-secret with --dry-run" \
-	"DH-HMAC-CHAP authentication is not supported yet by nvfab (--dhchap-ctrl-secret)" \
-	--dry-run --dhchap-ctrl-secret DHHC-1:00:abc:
+K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
+dry "-S after hostid, as nvme-cli" "$S,hostid=$UUID,dhchap_secret=$K1" \
+	"${B[@]}" -S "$K1" -I "$UUID"
+dry "--dhchap-secret --dhchap-ctrl-secret" "$S,dhchap_secret=$K1,dhchap_ctrl_secret=$K1" \
+	"${B[@]}" --dhchap-ctrl-secret="$K1" --dhchap-secret "$K1"
+expect_err "a ',' in -C cannot inject a key" "invalid --dhchap-ctrl-secret: must not contain ','" \
+	connect "${B[@]}" -S "$K1" -C "$K1,hostnqn=nqn.x:evil"
 expect_err "--dhchap-secret without its value is a plain usage error" \
 	"option '--dhchap-secret' requires an argument" connect "${B[@]}" --dhchap-secret
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit table for the queue state machine (queue-state.c): every
- * (old, new) pair of enum nvfab_queue_state against the transitions the
- * design allows, and nvfab_change_queue_state() on a fake controller:
+ * (old, new) pair of enum nvfab_queue_state (AUTHENTICATING included: a
+ * Connect that asked for DH-HMAC-CHAP) against the transitions the design
+ * allows, and nvfab_change_queue_state() on a fake controller:
  * the first error of a queue wins NVFAB_QUEUE_FAILED, a second one loses
  * (a queue is failed, and its commands cancelled, once), a Connect that
  * lands on a failed queue cannot make it CONNECTED, a failed start goes
@@ -14,7 +15,7 @@
 #include <nvfab/compat.h>
 #include "../nvfab.h"
 
-#define NR_STATES	(NVFAB_QUEUE_STOPPED + 1)
+#define NR_STATES	(NVFAB_QUEUE_AUTHENTICATING + 1)
 #define CHANGE(ctrl, qid, to) \
 	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_##to)
 
@@ -29,6 +30,12 @@ static const bool allowed[NR_STATES][NR_STATES] = {
 		[NVFAB_QUEUE_FREE] = true,
 	},
 	[NVFAB_QUEUE_LIVE] = {
+		[NVFAB_QUEUE_CONNECTED] = true,
+		[NVFAB_QUEUE_AUTHENTICATING] = true,
+		[NVFAB_QUEUE_FAILED] = true,
+		[NVFAB_QUEUE_STOPPED] = true,
+	},
+	[NVFAB_QUEUE_AUTHENTICATING] = {
 		[NVFAB_QUEUE_CONNECTED] = true,
 		[NVFAB_QUEUE_FAILED] = true,
 		[NVFAB_QUEUE_STOPPED] = true,
@@ -117,10 +124,37 @@ static void nvfab_queue_connect_after_failure_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, STARTING));
 }
 
+/*
+ * A Connect that asked for DH-HMAC-CHAP: AUTHENTICATING until the
+ * transaction succeeds; a failure in it fails the queue once; a connected
+ * queue is re-authenticated where it is (never back to AUTHENTICATING).
+ */
+static void nvfab_queue_authenticating_test(struct kunit *test)
+{
+	struct nvfab_ctrl *ctrl = qs_ctrl(test);
+
+	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 1, STARTING));
+	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 1, LIVE));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, AUTHENTICATING));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, AUTHENTICATING));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, CONNECTED));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, AUTHENTICATING));
+
+	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 0, STARTING));
+	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 0, LIVE));
+	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 0, AUTHENTICATING));
+	/* the connection closes during the transaction */
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, FAILED));
+	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 0, CONNECTED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, STOPPED));
+	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 0, FREE));
+}
+
 static struct kunit_case nvfab_queue_state_cases[] = {
 	KUNIT_CASE(nvfab_queue_transition_table_test),
 	KUNIT_CASE(nvfab_change_queue_state_test),
 	KUNIT_CASE(nvfab_queue_connect_after_failure_test),
+	KUNIT_CASE(nvfab_queue_authenticating_test),
 	{}
 };
 
