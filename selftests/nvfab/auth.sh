@@ -35,7 +35,7 @@ trap cleanup EXIT
 require_root
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 20
+ktap_set_plan 23
 
 dmesg_canary_start
 topo_up 1 && nvmet_setup 1
@@ -127,9 +127,31 @@ else
 	ktap_fail "bidirectional: connected ($ERR)"
 	ktap_fail "bidirectional: I/O works"
 fi
+
+# 4. Re-authentication through sysfs (the in-kernel host's files): the
+# secret reads back (root only), a rotated key re-authenticates every
+# queue, a key the controller refuses fails the write and keeps the
+# connection.
+secret_file() { [ "$(stat -c %a "$CTRL/dhchap_secret" 2>/dev/null)" = 600 ] &&
+	[ "$(cat "$CTRL/dhchap_secret")" = "$HKEY1" ] &&
+	[ "$(cat "$CTRL/dhchap_ctrl_secret")" = "$CKEY2" ]; }
+ktap_check "sysfs: dhchap_secret and dhchap_ctrl_secret read back, mode 0600" secret_file
+rotated() {
+	echo "$NEWKEY" >"$HOSTCFS/dhchap_key" &&
+		echo "$NEWKEY" >"$CTRL/dhchap_secret" 2>/tmp/nvfab-auth.err &&
+		[ "$(cat "$CTRL/dhchap_secret")" = "$NEWKEY" ] && io_works
+}
+NEWKEY=$(gen_key 1 "$HOSTNQN")
+ktap_check "key rotation: the new key written to dhchap_secret re-authenticates" rotated
+refused_reauth() {
+	! echo "$OTHER" >"$CTRL/dhchap_secret" 2>/tmp/nvfab-auth.err &&
+		grep -q "Key was rejected by service" /tmp/nvfab-auth.err &&
+		[ "$(cat "$CTRL/state")" = live ] && io_works
+}
+ktap_check "a key the controller refuses: the write fails (EKEYREJECTED), the connection stays" refused_reauth
 delete_all
 
-# 4. Refusals: at once (no reconnect loop), no controller left.
+# 5. Refusals: at once (no reconnect loop), no controller left.
 refused() { # DESC OPTS WANT
 	local t0
 	clock
@@ -150,7 +172,7 @@ ktap_check "a controller key without a host key is refused" \
 ktap_check "a secret that is not DHHC-1 is refused" \
 	eval '! try_connect ",dhchap_secret=DHHC-1:00:bm90IGEga2V5:" && test -n "$ERR"'
 
-# 5. The oracle: the in-kernel host with the same keys, bidirectional
+# 6. The oracle: the in-kernel host with the same keys, bidirectional
 # (its fabrics node lists the options it takes).
 modprobe nvme-tcp 2>/dev/null
 if grep -q dhchap_ctrl_secret /dev/nvme-fabrics 2>/dev/null; then
