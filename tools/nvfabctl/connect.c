@@ -350,6 +350,51 @@ static int nvf_host_identity(struct nvf_connect_cfg *cfg)
 	return 0;
 }
 
+/*
+ * @s as it may be shown (--dry-run, -v): the value of each secret replaced
+ * by "<hidden>" (values hold no ','). Return: a string to free, or NULL.
+ */
+static char *nvf_shown_options(const char *s)
+{
+	static const char * const secret_keys[] = {
+		"dhchap_secret=", "dhchap_ctrl_secret=",
+	};
+	struct nvf_sbuf out = { 0 };
+	const char *opt = s, *end;
+	size_t i, n;
+
+	while (*opt) {
+		end = strchr(opt, ',');
+		if (!end)
+			end = opt + strlen(opt);
+		n = end - opt;
+		if (out.len)
+			nvf_sbuf_add(&out, ",");
+		for (i = 0; i < ARRAY_SIZE(secret_keys); i++)
+			if (!strncmp(opt, secret_keys[i], strlen(secret_keys[i])))
+				break;
+		if (i < ARRAY_SIZE(secret_keys)) {
+			nvf_sbuf_add(&out, secret_keys[i]);
+			nvf_sbuf_add(&out, "<hidden>");
+		} else {
+			char *one = strndup(opt, n);
+
+			if (!one) {
+				free(out.s);
+				return NULL;
+			}
+			nvf_sbuf_add(&out, one);
+			free(one);
+		}
+		opt = *end ? end + 1 : end;
+	}
+	if (out.oom) {
+		free(out.s);
+		return NULL;
+	}
+	return out.s ? out.s : strdup("");
+}
+
 /* Check the options and build the string. Return: 0 or -1 (reported). */
 static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 {
@@ -699,6 +744,7 @@ int nvf_connect(int argc, char **argv)
 	struct nvf_connect_cfg cfg = { .fmt = NVF_FMT_NORMAL };
 	struct nvf_sbuf b = { 0 };
 	int c, instance, cntlid, ret = NVF_EXIT_FAIL;
+	char *shown = NULL;
 
 	while ((c = nvf_getopt(argc, argv, nvf_connect_shortopts,
 			       nvf_connect_longopts)) != -1) {
@@ -732,19 +778,27 @@ int nvf_connect(int argc, char **argv)
 		goto out_free;
 	if (!cfg.flag[NVF_FLAG_DUP_CONNECT] && nvf_already_connected(&cfg))
 		goto out_free;
+	if (cfg.dry_run || cfg.verbose) {
+		shown = nvf_shown_options(b.s);
+		if (!shown) {
+			nvf_err("out of memory");
+			goto out_free;
+		}
+	}
 	if (cfg.dry_run) {
-		printf("%s\n", b.s);
+		printf("%s\n", shown);
 		ret = NVF_EXIT_OK;
 		goto out_free;
 	}
 	if (cfg.verbose)
-		fprintf(stderr, "nvfabctl: connect: options: %s\n", b.s);
+		fprintf(stderr, "nvfabctl: connect: options: %s\n", shown);
 	if (!nvf_connect_write(cfg.str[NVF_STR_TRANSPORT], b.s, &instance,
 			       &cntlid)) {
 		nvf_connect_print(&cfg, instance, cntlid);
 		ret = NVF_EXIT_OK;
 	}
 out_free:
+	free(shown);
 	free(b.s);
 	free(cfg.host_buf[0]);
 	free(cfg.host_buf[1]);

@@ -82,7 +82,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 232
+ktap_set_plan 233
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -288,9 +288,10 @@ unsupported "--keyring" "NVMe/TCP TLS is not supported yet by nvfab (--keyring)"
 unsupported "--concat" \
 	"secure channel concatenation (TLS) is not supported yet by nvfab (--concat)" --concat
 K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
-dry "-S after hostid, as nvme-cli" "$S,hostid=$UUID,dhchap_secret=$K1" \
+dry "-S after hostid, as nvme-cli; the secret not shown" "$S,hostid=$UUID,dhchap_secret=<hidden>" \
 	"${B[@]}" -S "$K1" -I "$UUID"
-dry "--dhchap-secret --dhchap-ctrl-secret" "$S,dhchap_secret=$K1,dhchap_ctrl_secret=$K1" \
+dry "--dhchap-secret --dhchap-ctrl-secret, not shown" \
+	"$S,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" \
 	"${B[@]}" --dhchap-ctrl-secret="$K1" --dhchap-secret "$K1"
 expect_err "a ',' in -C cannot inject a key" "invalid --dhchap-ctrl-secret: must not contain ','" \
 	connect "${B[@]}" -S "$K1" -C "$K1,hostnqn=nqn.x:evil"
@@ -344,6 +345,13 @@ prefill ${#S} "instance=5,cntlid=1"
 NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v
 [ "$RC" = 0 ] && [ "$OUT" = nvfab5 ] && [ "$ERR" = "nvfabctl: connect: options: $S" ]
 result "-v shows the option string on stderr" $?
+SK="$S,dhchap_secret=$K1"
+prefill ${#SK} "instance=6,cntlid=1"
+NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v -S "$K1"
+[ "$RC" = 0 ] && [ "$OUT" = nvfab6 ] &&
+	[ "$ERR" = "nvfabctl: connect: options: $S,dhchap_secret=<hidden>" ] &&
+	[ "$(head -c ${#SK} "$DEV")" = "$SK" ]
+result "-v hides the secret; the device gets it" $?
 if [ -n "$SHIM" ]; then
 	prefill ${#S} "instance=5,cntlid=1"
 	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_LOG=$TMP/wlog LD_PRELOAD=$SHIM \
