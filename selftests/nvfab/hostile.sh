@@ -351,6 +351,77 @@ sc_auth_later() {
 	check "kernel says why" dmesg_grep "authentication required, no key: removing controller"
 }
 
+# DH-HMAC-CHAP against the hostile target's controller side (dhchap.py):
+# SHA-256, ffdhe2048, bidirectional. chap-ok connects with every queue
+# authenticated; each fault breaks one field of one controller message of
+# the admin queue's transaction, and the host refuses it on arrival: the
+# connect fails with EKEYREJECTED within 10 s, the kernel names the field,
+# no controller is left. Skipped when nvfab has no nvme-auth (the option
+# is refused with EOPNOTSUPP).
+CHAP_HKEY=
+CHAP_CKEY=
+chap_key() { # NN: a DHHC-1 secret, hash ID NN, 32 random bytes
+	python3 -c 'import base64, os, struct, sys, zlib
+k = os.urandom(32)
+print("DHHC-1:%s:%s:" % (sys.argv[1],
+      base64.b64encode(k + struct.pack("<I", zlib.crc32(k))).decode()))' "$1"
+}
+chap_keys() {
+	[ -n "$CHAP_HKEY" ] || { CHAP_HKEY=$(chap_key 01); CHAP_CKEY=$(chap_key 02); }
+	CONNECT_EXTRA=",dhchap_secret=$CHAP_HKEY,dhchap_ctrl_secret=$CHAP_CKEY"
+}
+chap_no_auth() { grep -q -F "Operation not supported" "$LOGDIR/connect.err" 2>/dev/null; }
+
+sc_chap_ok() {
+	local n
+
+	chap_keys
+	target_start chap-ok --dhchap-key "$CHAP_HKEY" --dhchap-ctrl-key "$CHAP_CKEY" ||
+		{ fail "target did not start"; CONNECT_EXTRA=; return; }
+	: >"$LOGDIR/connect.err"
+	if ! connect_ok; then
+		CONNECT_EXTRA=
+		chap_no_auth && SKIP_WHY="nvfab built without nvme-auth"
+		return
+	fi
+	CONNECT_EXTRA=
+	n=$(grep -c "authenticated" "$TLOG")
+	check "every queue authenticated (admin and I/O: $n)" test "$n" -ge 2
+	check "8 KiB write" write_pat
+	check "read back" read_back
+	check "data right" same_data
+}
+
+sc_chap_fault() { # SCENARIO KERNEL-TEXT
+	local sc=$1 ktext=$2 rc
+
+	chap_keys
+	target_start "$sc" --dhchap-key "$CHAP_HKEY" --dhchap-ctrl-key "$CHAP_CKEY" ||
+		{ fail "target did not start"; CONNECT_EXTRA=; return; }
+	: >"$LOGDIR/connect.err"
+	connect_start
+	connect_wait 12000
+	rc=$?
+	CONNECT_EXTRA=
+	if [ "$rc" = 124 ]; then
+		fail "connect fails at once (still blocked after 12 s)"
+		return
+	fi
+	if chap_no_auth; then
+		SKIP_WHY="nvfab built without nvme-auth"
+		return
+	fi
+	ktap_diag "  connect: $(tail -n 1 "$LOGDIR/connect.err")"
+	check "connect fails (rc $rc) within 10 s ($CONNECT_MS ms)" \
+		test "$rc" != 0 -a "$CONNECT_MS" -lt 10000
+	check "with 'Key was rejected by service' (EKEYREJECTED)" \
+		grep -q -F "Key was rejected by service" "$LOGDIR/connect.err"
+	check "target misbehaved" misbehaved 1
+	check "no controller left for $NQN" \
+		eval '! grep -l -x -F "$NQN" /sys/class/nvfab/nvfab*/subsysnqn 2>/dev/null'
+	check "kernel names it: '$ktext'" dmesg_grep "queue 0: authentication: .*$ktext"
+}
+
 # io_scenario NAME PDU read|write [CID]: a protocol violation on one
 # command; the kernel's line names PDU and CID (default "CID 0x").
 io_scenario() {
@@ -880,7 +951,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 30
+ktap_set_plan 43
 dmesg_canary_start
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
@@ -911,6 +982,19 @@ run_scenario "auth-required-io" sc_authreq auth-required-io \
 run_scenario "auth-ascr" sc_authreq auth-ascr \
 	"Operation not supported" "requires secure channel concatenation"
 run_scenario "auth-required-later" sc_auth_later
+run_scenario "chap-ok" sc_chap_ok
+run_scenario "chap-tid" sc_chap_fault chap-tid "T_ID is not this transaction's"
+run_scenario "chap-hash" sc_chap_fault chap-hash "HASHID was not offered"
+run_scenario "chap-dhgroup" sc_chap_fault chap-dhgroup "DHGID was not offered"
+run_scenario "chap-dh0" sc_chap_fault chap-dh0 "DH value is 0 or 1"
+run_scenario "chap-dh1" sc_chap_fault chap-dh1 "DH value is 0 or 1"
+run_scenario "chap-dhp1" sc_chap_fault chap-dhp1 "DH group ffdhe2048: error"
+run_scenario "chap-dhvlen" sc_chap_fault chap-dhvlen "DHVLEN is not the DH group's size"
+run_scenario "chap-hl" sc_chap_fault chap-hl "HL is not the hash's length"
+run_scenario "chap-failure1" sc_chap_fault chap-failure1 "the controller refused the host \\(Failure1"
+run_scenario "chap-wrong-host" sc_chap_fault chap-wrong-host "refused the host's response \\(Failure1"
+run_scenario "chap-bad-r2" sc_chap_fault chap-bad-r2 "the controller's response is wrong"
+run_scenario "chap-no-r2" sc_chap_fault chap-no-r2 "RVALID clear"
 run_scenario "stale-aer" sc_stale_aer
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read

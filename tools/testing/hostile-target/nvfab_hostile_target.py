@@ -89,6 +89,8 @@ import struct
 import sys
 import threading
 
+import dhchap
+
 # ---- protocol constants ----------------------------------------------------
 
 # PDU types (NVMe/TCP 1.0, 3.6.1)
@@ -208,6 +210,8 @@ SCENARIOS = {
                  "channel concatenation required)",
     "auth-required-later": "as auth-required, from the second admin "
                            "Connect on (a reset's, a reconnect's)",
+    "chap-ok": "DH-HMAC-CHAP on every queue with --dhchap-key (and "
+               "--dhchap-ctrl-key), SHA-256 and ffdhe2048, all right",
     "stall-first-read": "never answer the first Read on an I/O queue",
     "ns-not-ready": "NS-changed AEN, then Identify NS says Not Ready",
     "ana-groups": "ANA on, with --ana-groups groups in the ANA log",
@@ -236,6 +240,9 @@ SCENARIOS = {
                    "...) and names this target's port; each Connect to "
                    "one is logged with its SUBNQN and HOSTNQN, and refused",
 }
+SCENARIOS.update({name: "DH-HMAC-CHAP as chap-ok, the admin queue's "
+                  "first transaction with " + what
+                  for name, what in dhchap.FAULTS.items()})
 
 DISC_NQN = "nqn.2014-08.org.nvmexpress.discovery"
 DISC_NVM_NQN = "nqn.2014-08.org.nvmexpress:nvfab-hostile-disc-%d"
@@ -920,6 +927,7 @@ class Connection:
         self.sqhd = 0
         self.writes = {}                 # ttag -> PendingWrite
         self.authreq = 0                 # AUTHREQ of this queue's Connect
+        self.auth = None                 # its dhchap.Transaction
         self.next_ttag = 0
         self.held = []                   # commands never answered
 
@@ -1138,6 +1146,10 @@ class Connection:
         self.execute(pw.cmd)
 
     def execute(self, cmd):
+        if self.auth and cmd.opcode == FABRICS and \
+                cmd.fctype in (FCT_AUTH_SEND, FCT_AUTH_RECV):
+            self.complete(cmd, self.authenticate(cmd))
+            return
         if self.authreq and not (cmd.opcode == FABRICS and cmd.fctype in
                                  (FCT_AUTH_SEND, FCT_AUTH_RECV)):
             # The test greps this line: the host must send nothing on a
@@ -1238,6 +1250,33 @@ class Connection:
             return self.ctrl.prop_set(off, val)
         return Completion.error(SC_INVALID_OPCODE)
 
+    def authenticate(self, cmd):
+        """An Authentication Send or Receive of this queue's DH-HMAC-CHAP
+        transaction (dhchap.py); the queue is authenticated once it is
+        done (AUTHREQ cleared: other commands are served)."""
+        tx = self.auth
+        try:
+            if cmd.fctype == FCT_AUTH_SEND:
+                tx.send(cmd.data)
+                comp = Completion()
+            else:
+                al, = struct.unpack_from("<I", cmd.sqe, 44)
+                comp = Completion(data=tx.receive(al))
+        except dhchap.AuthError as e:
+            log("target: %s: queue %d: authentication: %s" %
+                (self.scenario.name, self.qid, e))
+            return Completion.error(SC_AUTH_REQUIRED)
+        if tx.faulted:
+            self.scenario.record("%s queue %d: %s" % (self.scenario.name,
+                                                      self.qid, tx.faulted))
+            tx.faulted = None
+        if tx.done:
+            log("target: %s: queue %d authenticated" % (self.scenario.name,
+                                                        self.qid))
+            self.authreq = 0
+            self.auth = None
+        return comp
+
     def connect(self, cmd):
         recfmt, qid, sqsize, cattr, kato = struct.unpack_from("<HHHB1xI",
                                                               cmd.sqe, 40)
@@ -1308,6 +1347,13 @@ class Connection:
             self.authreq = AUTHREQ_ASCR
         elif qid > 0 and sc.take("auth-required-io"):
             self.authreq = AUTHREQ_ATR
+        keys = self.target.dhchap_keys
+        if keys[0] and (sc.name == "chap-ok" or sc.name in dhchap.FAULTS):
+            fault = sc.name if qid == 0 and sc.take(*dhchap.FAULTS) \
+                else None
+            self.authreq = AUTHREQ_ATR
+            self.auth = dhchap.Transaction(keys[0], keys[1], hostnqn,
+                                           self.subsys.nqn, fault=fault)
         if self.authreq:
             sc.record("%s queue %d: Connect answered with AUTHREQ %s" %
                       (sc.name, qid,
@@ -1533,6 +1579,7 @@ class Target:
         self.io = IoCommands(self.scenario)
         self.addr = (args.addr, args.port)
         self.c2h_success = args.c2h_success
+        self.dhchap_keys = (args.dhchap_key, args.dhchap_ctrl_key)
         self.verbose = args.verbose
         self.stop = threading.Event()
         self.lock = threading.Lock()
@@ -1625,6 +1672,11 @@ def parse_args(argv):
                    help="keep the number of misbehaviours done in FILE")
     p.add_argument("--c2h-success", action="store_true",
                    help="complete reads with the C2HData SUCCESS flag")
+    p.add_argument("--dhchap-key", metavar="DHHC-1",
+                   help="the host's DH-HMAC-CHAP secret (chap-* scenarios)")
+    p.add_argument("--dhchap-ctrl-key", metavar="DHHC-1",
+                   help="the controller's secret: answer a host that "
+                        "authenticates the controller")
     p.add_argument("--verbose", action="store_true")
     args = p.parse_args(argv)
     if not 1 <= args.ana_groups <= 65535:
