@@ -295,6 +295,13 @@ p=$(grep -c -E '\.\.\. ok$' "$out/demo-fio-sum.log" || true)
 f=$(grep -c -E '\.\.\. (FAIL|ERROR)' "$out/demo-fio-sum.log" || true)
 [ "$f" = 0 ] || tail -20 "$out/demo-fio-sum.log"
 add_line "demo fio summary host tests" "$p passed, $f failed, 0 skipped"
+# The hostile target's DH-HMAC-CHAP controller against a host written in
+# the test (tools/testing/hostile-target/test_dhchap.py): a second.
+python3 tools/testing/hostile-target/test_dhchap.py -v >"$out/dhchap.log" 2>&1
+p=$(grep -c -E '\.\.\. ok$' "$out/dhchap.log" || true)
+f=$(grep -c -E '\.\.\. (FAIL|ERROR)' "$out/dhchap.log" || true)
+[ "$f" = 0 ] || tail -20 "$out/dhchap.log"
+add_line "hostile target DH-HMAC-CHAP host tests" "$p passed, $f failed, 0 skipped"
 # The udev rules against a fake sysfs (udevadm test in a private mount
 # namespace; nothing on the host is changed): seconds.
 udev/tests/run.sh >"$out/udev.ktap" 2>"$out/udev.err"
