@@ -640,13 +640,14 @@ static inline enum nvfab_queue_state nvfab_queue_state(struct nvfab_ctrl *ctrl,
  * @qid: a queue ID below @ctrl->nr_queue_state
  *
  * Context: any context; a snapshot.
- * Return: true while the queue is LIVE or CONNECTED.
+ * Return: true while the queue is LIVE, AUTHENTICATING or CONNECTED.
  */
 static inline bool nvfab_queue_live(struct nvfab_ctrl *ctrl, int qid)
 {
 	enum nvfab_queue_state s = nvfab_queue_state(ctrl, qid);
 
-	return s == NVFAB_QUEUE_LIVE || s == NVFAB_QUEUE_CONNECTED;
+	return s == NVFAB_QUEUE_LIVE || s == NVFAB_QUEUE_AUTHENTICATING ||
+	       s == NVFAB_QUEUE_CONNECTED;
 }
 
 bool nvfab_check_ready(struct nvfab_ctrl *ctrl, struct request *rq);

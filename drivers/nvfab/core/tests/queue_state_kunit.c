@@ -136,6 +136,8 @@ static void nvfab_queue_authenticating_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 1, STARTING));
 	KUNIT_ASSERT_TRUE(test, CHANGE(ctrl, 1, LIVE));
 	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, AUTHENTICATING));
+	/* the connection is up: the transport sends the transaction */
+	KUNIT_EXPECT_TRUE(test, nvfab_queue_live(ctrl, 1));
 	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, AUTHENTICATING));
 	KUNIT_EXPECT_TRUE(test, CHANGE(ctrl, 1, CONNECTED));
 	KUNIT_EXPECT_FALSE(test, CHANGE(ctrl, 1, AUTHENTICATING));
