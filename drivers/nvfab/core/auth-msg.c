@@ -141,7 +141,10 @@ static int nvfab_auth_check_head(const u8 *buf, size_t len, u8 want_id,
 		*why = "message shorter than its header";
 		return NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD;
 	}
-	if (f->auth_type != NVME_AUTH_DHCHAP_MESSAGES) {
+	/* Failure1 is a common message; the others are DH-HMAC-CHAP's */
+	if (f->auth_type != NVME_AUTH_DHCHAP_MESSAGES &&
+	    (f->auth_type != NVME_AUTH_COMMON_MESSAGES ||
+	     f->auth_id != NVME_AUTH_DHCHAP_MESSAGE_FAILURE1)) {
 		*why = "AUTH_TYPE is not DH-HMAC-CHAP";
 		return NVME_AUTH_DHCHAP_FAILURE_INCORRECT_MESSAGE;
 	}
@@ -149,7 +152,7 @@ static int nvfab_auth_check_head(const u8 *buf, size_t len, u8 want_id,
 		*why = "T_ID is not this transaction's";
 		return NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD;
 	}
-	if (f->auth_id == NVME_AUTH_DHCHAP_MESSAGE_FAILURE1) {
+	if (f->auth_type == NVME_AUTH_COMMON_MESSAGES) {
 		if (f->rescode != NVME_AUTH_DHCHAP_FAILURE_REASON_FAILED ||
 		    f->rescode_exp < NVME_AUTH_DHCHAP_FAILURE_FAILED ||
 		    f->rescode_exp > NVME_AUTH_DHCHAP_FAILURE_INCORRECT_MESSAGE) {

@@ -80,9 +80,8 @@ static const struct nvfab_auth_offer nvfab_auth_default_offer = {
  * @host_pub:	the host's DH value, @dh_len bytes
  * @dh_len:	bytes of a DH value of the group, 0 for null
  * @buf:	message buffer, NVFAB_AUTH_RECV_MAX bytes
- * @flags:	blk-mq flags of its commands: a reserved tag, not waited
- *		for while the queue connects (nothing else holds one then),
- *		waited for on a connected queue (keep-alive may hold it)
+ * @flags:	blk-mq flags of its commands: a reserved tag, waited for
+ *		only on the connected admin queue (keep-alive may hold it)
  */
 struct nvfab_auth_tx {
 	struct nvfab_ctrl		*ctrl;
@@ -423,8 +422,13 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 	struct nvme_dhchap_key *kh = NULL, *kc = NULL;
 	int ret;
 
+	/*
+	 * An I/O queue's command is allocated on its hctx, which blk-mq
+	 * allows only without waiting; its reserved tag is free once it is
+	 * connected (only Connect and this transaction use it).
+	 */
 	tx.flags = BLK_MQ_REQ_RESERVED;
-	if (nvfab_queue_state(ctrl, qid) == NVFAB_QUEUE_AUTHENTICATING)
+	if (qid || nvfab_queue_state(ctrl, qid) == NVFAB_QUEUE_AUTHENTICATING)
 		tx.flags |= BLK_MQ_REQ_NOWAIT;
 	mutex_lock(&ctrl->auth_lock);
 	if (!ctrl->host_key) {

@@ -158,6 +158,8 @@ static void nvfab_auth_challenge_test(struct kunit *test)
 		break;
 	case M_FAILURE1:
 	case M_FAILURE1_BAD:
+		/* a common message (NVMe Base 2.0, 8.13.5.10), as nvmet's */
+		f->auth_type = NVME_AUTH_COMMON_MESSAGES;
 		f->auth_id = NVME_AUTH_DHCHAP_MESSAGE_FAILURE1;
 		f->rescode = NVME_AUTH_DHCHAP_FAILURE_REASON_FAILED;
 		f->rescode_exp = c->mut == M_FAILURE1 ?
