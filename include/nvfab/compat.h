@@ -220,14 +220,10 @@ NVFAB_INIT_REQUEST_CHECK(fn##_uintnode)
 
 /*
  * DH-HMAC-CHAP (core/auth.c), on kernels with nvme-auth. The code uses
- * 7.3's nvme_auth_parse_key() and nvme_auth_gen_session_key() (the
- * session key is H(g^xy)); 6.12 gets both from its own helpers.
+ * 7.3's nvme_auth_parse_key(); 6.12 gets it from its own helper.
  */
 #if IS_ENABLED(CONFIG_NVME_AUTH)
-#include <crypto/hash.h>
-#include <crypto/kpp.h>
 #include <linux/nvme-auth.h>
-#include <linux/slab.h>
 
 #ifndef HAVE_NVME_AUTH_PARSE_KEY
 static inline int nvme_auth_parse_key(const char *secret,
@@ -238,39 +234,6 @@ static inline int nvme_auth_parse_key(const char *secret,
 }
 #endif
 
-#ifndef HAVE_NVME_AUTH_GEN_SESSION_KEY
-static inline int nvme_auth_gen_session_key(struct crypto_kpp *dh_tfm,
-					    const u8 *public_key,
-					    size_t public_key_len,
-					    u8 *sess_key, size_t sess_key_len,
-					    u8 hash_id)
-{
-	size_t len = crypto_kpp_maxsize(dh_tfm);
-	u8 *secret;
-	int ret;
-
-	if (sess_key_len != nvme_auth_hmac_hash_len(hash_id))
-		return -EINVAL;
-	secret = kzalloc(len, GFP_KERNEL);
-	if (!secret)
-		return -ENOMEM;
-	ret = nvme_auth_gen_shared_secret(dh_tfm, (u8 *)public_key,
-					  public_key_len, secret, len);
-	if (!ret) {
-		struct crypto_shash *tfm;
-
-		tfm = crypto_alloc_shash(nvme_auth_digest_name(hash_id), 0, 0);
-		ret = PTR_ERR_OR_ZERO(tfm);
-		if (!ret) {
-			ret = crypto_shash_tfm_digest(tfm, secret, len,
-						      sess_key);
-			crypto_free_shash(tfm);
-		}
-	}
-	kfree_sensitive(secret);
-	return ret;
-}
-#endif
 #endif /* CONFIG_NVME_AUTH */
 
 #endif /* _NVFAB_COMPAT_H */

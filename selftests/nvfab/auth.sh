@@ -35,7 +35,7 @@ trap cleanup EXIT
 require_root
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 23
+ktap_set_plan 24
 
 dmesg_canary_start
 topo_up 1 && nvmet_setup 1
@@ -179,8 +179,12 @@ ktap_check "a controller key without a host key is refused" \
 ktap_check "a secret that is not DHHC-1 is refused" \
 	eval '! try_connect ",dhchap_secret=DHHC-1:00:bm90IGEga2V5:" && test -n "$ERR"'
 
-# 6. The oracle: the in-kernel host with the same keys, bidirectional
-# (its fabrics node lists the options it takes).
+# 6. The oracle: the in-kernel host with the keys nvfab connected with in
+# step 3, bidirectional, on the target set as then (the rotation above
+# changed its host key); and refused with the wrong host key, as nvfab
+# was. Its fabrics node lists the options it takes.
+delete_all
+target_keys "$HKEY1" "$CKEY2" "hmac(sha256)" ffdhe2048
 modprobe nvme-tcp 2>/dev/null
 if grep -q dhchap_ctrl_secret /dev/nvme-fabrics 2>/dev/null; then
 	if nvme_kconnect 1 --hostnqn="$HOSTNQN" --hostid="$HOSTID" \
@@ -190,8 +194,16 @@ if grep -q dhchap_ctrl_secret /dev/nvme-fabrics 2>/dev/null; then
 		ktap_fail "in-kernel host: connected with the same keys"
 	fi
 	nvme_kdisconnect
+	if nvme_kconnect 1 --hostnqn="$HOSTNQN" --hostid="$HOSTID" \
+		--dhchap-secret="$OTHER" >/dev/null 2>&1; then
+		ktap_fail "in-kernel host: the wrong host key refused too"
+	else
+		ktap_pass "in-kernel host: the wrong host key refused too"
+	fi
+	nvme_kdisconnect
 else
 	ktap_skip "in-kernel host: connected with the same keys" "no CONFIG_NVME_HOST_AUTH"
+	ktap_skip "in-kernel host: the wrong host key refused too" "no CONFIG_NVME_HOST_AUTH"
 fi
 
 ktap_check "kernel log clean" dmesg_clean_since_canary

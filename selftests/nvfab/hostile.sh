@@ -951,7 +951,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 43
+ktap_set_plan 44
 dmesg_canary_start
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
@@ -988,7 +988,8 @@ run_scenario "chap-hash" sc_chap_fault chap-hash "HASHID was not offered"
 run_scenario "chap-dhgroup" sc_chap_fault chap-dhgroup "DHGID was not offered"
 run_scenario "chap-dh0" sc_chap_fault chap-dh0 "DH value is 0 or 1"
 run_scenario "chap-dh1" sc_chap_fault chap-dh1 "DH value is 0 or 1"
-run_scenario "chap-dhp1" sc_chap_fault chap-dhp1 "DH group ffdhe2048: error"
+run_scenario "chap-dhp1" sc_chap_fault chap-dhp1 "DH value is p - 1 or above"
+run_scenario "chap-dhp" sc_chap_fault chap-dhp "DH value is p - 1 or above"
 run_scenario "chap-dhvlen" sc_chap_fault chap-dhvlen "DHVLEN is not the DH group's size"
 run_scenario "chap-hl" sc_chap_fault chap-hl "HL is not the hash's length"
 run_scenario "chap-failure1" sc_chap_fault chap-failure1 "the controller refused the host \\(Failure1"

@@ -238,11 +238,27 @@ int nvfab_auth_check_challenge(const void *buf, size_t len, u16 t_id,
 	ch->dh_value = dhvlen ? c->cval + hl : NULL;
 	ch->dh_len = dhvlen;
 	if (dhvlen) {
-		/* 0 and 1 are never a public value (the library refuses p - 1) */
+		/*
+		 * A public value y must be in [2, p - 2] (SP 800-56A,
+		 * 5.6.2.3.1): 0, 1 and p - 1 lie in the subgroups of order 1
+		 * and 2, and a value >= p is not reduced. Every RFC 7919 prime
+		 * has its 64 most significant bits set (RFC 7919, Appendix A),
+		 * and so has p - 1: a value with those bits set is refused
+		 * without knowing p. That refuses p - 1 and every value >= p,
+		 * and a valid one only with a probability below 2^-64 (p is
+		 * 2^b - 2^(b-64) + about e * 2^(b-66)). The kernel's dh
+		 * checks none of this outside FIPS mode.
+		 */
 		for (i = 0; i < dhvlen - 1 && !ch->dh_value[i]; i++)
 			;
 		if (i == dhvlen - 1 && ch->dh_value[i] <= 1) {
 			*why = "DH value is 0 or 1";
+			return NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD;
+		}
+		for (i = 0; i < 8 && ch->dh_value[i] == 0xff; i++)
+			;
+		if (i == 8) {
+			*why = "DH value is p - 1 or above (its 64 top bits set)";
 			return NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD;
 		}
 	}

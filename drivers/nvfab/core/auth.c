@@ -40,6 +40,7 @@
 #include <crypto/kpp.h>
 #include <linux/nvme-auth.h>
 #include <linux/random.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
@@ -102,7 +103,7 @@ struct nvfab_auth_tx {
 	blk_mq_req_flags_t		flags;
 };
 
-/* Authentication Send (NVMe over Fabrics 1.1, 4.?): @len bytes of @buf. */
+/* Authentication Send (Fabrics command type 05h): @len bytes of @buf. */
 static int nvfab_auth_send(struct nvfab_auth_tx *tx, size_t len)
 {
 	struct nvfab_ctrl *ctrl = tx->ctrl;
@@ -120,7 +121,7 @@ static int nvfab_auth_send(struct nvfab_auth_tx *tx, size_t len)
 				     tx->flags);
 }
 
-/* Authentication Receive: up to NVFAB_AUTH_RECV_MAX bytes into @buf. */
+/* Authentication Receive (type 06h): up to NVFAB_AUTH_RECV_MAX bytes. */
 static int nvfab_auth_receive(struct nvfab_auth_tx *tx)
 {
 	struct nvfab_ctrl *ctrl = tx->ctrl;
@@ -210,17 +211,67 @@ static int nvfab_auth_augment(struct nvfab_auth_tx *tx, const u8 *c, u8 *ca)
 	return crypto_shash_tfm_digest(tx->hash_tfm, c, tx->ch.hl, ca);
 }
 
+/* The digest H of a DH-HMAC-CHAP hash identifier, for the session key. */
+static const char *nvfab_auth_digest(u8 hash_id)
+{
+	switch (hash_id) {
+	case NVME_AUTH_HASH_SHA256:
+		return "sha256";
+	case NVME_AUTH_HASH_SHA384:
+		return "sha384";
+	case NVME_AUTH_HASH_SHA512:
+		return "sha512";
+	}
+	return NULL;
+}
+
+/*
+ * The shared secret g^xy of the host's private key and the controller's
+ * DH value into @z (@len bytes, the group's size, big endian), with the
+ * crypto API's kpp. Returns 0 or a negative errno.
+ */
+static int nvfab_auth_shared_secret(struct nvfab_auth_tx *tx, u8 *z,
+				    size_t len)
+{
+	struct scatterlist src, dst;
+	struct kpp_request *req;
+	DECLARE_CRYPTO_WAIT(wait);
+	int ret;
+
+	req = kpp_request_alloc(tx->dh_tfm, GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	/* the value points into tx->buf, kmalloc()ed: fine for a list */
+	sg_init_one(&src, tx->ch.dh_value, tx->ch.dh_len);
+	sg_init_one(&dst, z, len);
+	kpp_request_set_input(req, &src, tx->ch.dh_len);
+	kpp_request_set_output(req, &dst, len);
+	kpp_request_set_callback(req, CRYPTO_TFM_REQ_MAY_BACKLOG,
+				 crypto_req_done, &wait);
+	ret = crypto_wait_req(crypto_kpp_compute_shared_secret(req), &wait);
+	kpp_request_free(req);
+	return ret;
+}
+
 /*
  * The DH exchange of the Challenge's group: the host's key pair, its
- * public value (@tx->host_pub) and the session key from the controller's
- * value. Nothing to do for the null group.
+ * public value (@tx->host_pub) and the session key H(g^xy) from the
+ * controller's value (checked in [2, p - 2] by
+ * nvfab_auth_check_challenge()). Nothing to do for the null group.
+ * Returns 0, a negative errno, or NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD
+ * for a controller's value that the group refuses.
  */
 static int nvfab_auth_dh(struct nvfab_auth_tx *tx)
 {
+	const char *digest = nvfab_auth_digest(tx->ch.hash_id);
+	struct crypto_shash *htfm;
+	u8 *z;
 	int ret;
 
 	if (tx->ch.dh_id == NVME_AUTH_DHGROUP_NULL)
 		return 0;
+	if (!digest)
+		return -EINVAL;
 	tx->dh_tfm = crypto_alloc_kpp(nvme_auth_dhgroup_kpp(tx->ch.dh_id), 0, 0);
 	if (IS_ERR(tx->dh_tfm)) {
 		ret = PTR_ERR(tx->dh_tfm);
@@ -237,13 +288,34 @@ static int nvfab_auth_dh(struct nvfab_auth_tx *tx)
 	ret = nvme_auth_gen_pubkey(tx->dh_tfm, tx->host_pub, tx->dh_len);
 	if (ret)
 		return ret;
+	if (crypto_kpp_maxsize(tx->dh_tfm) != tx->dh_len)
+		return -EINVAL;
+	z = kzalloc(tx->dh_len, GFP_KERNEL);
+	if (!z)
+		return -ENOMEM;
+	ret = nvfab_auth_shared_secret(tx, z, tx->dh_len);
+	if (ret) {
+		/* the group refused the value itself */
+		ret = ret == -ENOMEM ? ret :
+		      NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD;
+		goto out;
+	}
 	tx->sess_len = tx->ch.hl;
 	tx->sess_key = kzalloc(tx->sess_len, GFP_KERNEL);
-	if (!tx->sess_key)
-		return -ENOMEM;
-	return nvme_auth_gen_session_key(tx->dh_tfm, tx->ch.dh_value,
-					 tx->ch.dh_len, tx->sess_key,
-					 tx->sess_len, tx->ch.hash_id);
+	if (!tx->sess_key) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	htfm = crypto_alloc_shash(digest, 0, 0);
+	if (IS_ERR(htfm)) {
+		ret = PTR_ERR(htfm);
+		goto out;
+	}
+	ret = crypto_shash_tfm_digest(htfm, z, tx->dh_len, tx->sess_key);
+	crypto_free_shash(htfm);
+out:
+	kfree_sensitive(z);
+	return ret;
 }
 
 static void nvfab_auth_tx_free(struct nvfab_auth_tx *tx)
@@ -298,11 +370,15 @@ static int nvfab_auth_reply(struct nvfab_auth_tx *tx, size_t len,
 	}
 	/* the DH value still points into buf, which the Reply reuses */
 	ret = nvfab_auth_dh(tx);
+	if (ret > 0) {
+		dev_err(ctrl->device, "queue %d: authentication: DH group %s: the controller's DH value is refused\n",
+			tx->qid, nvme_auth_dhgroup_name(tx->ch.dh_id));
+		return ret;
+	}
 	if (ret) {
-		dev_err(ctrl->device, "queue %d: authentication: DH group %s: error %d (a DH value the group refuses)\n",
+		dev_err(ctrl->device, "queue %d: authentication: DH group %s: error %d\n",
 			tx->qid, nvme_auth_dhgroup_name(tx->ch.dh_id), ret);
-		return ret == -ENOMEM ? ret :
-		       NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD;
+		return ret;
 	}
 	ca = kmalloc(tx->ch.hl, GFP_KERNEL);
 	r1 = kmalloc(tx->ch.hl, GFP_KERNEL);
@@ -649,7 +725,6 @@ int nvfab_auth_change_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
 {
 	struct nvme_dhchap_key *key;
 	char *secret, **slot;
-	int ret;
 
 	if (!ctrl->opts->dhchap_secret || !str_has_prefix(buf, "DHHC-1:"))
 		return -EINVAL;

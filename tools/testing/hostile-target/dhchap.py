@@ -52,6 +52,7 @@ FAULTS = {
     "chap-dh0": "a DH value of 0",
     "chap-dh1": "a DH value of 1",
     "chap-dhp1": "a DH value of p-1",
+    "chap-dhp": "a DH value of p, the group's prime itself",
     "chap-dhvlen": "DHVLEN 128 for ffdhe2048 (256 bytes)",
     "chap-hl": "HL 20, not the hash's length",
     "chap-failure1": "a Failure1 instead of the Challenge",
@@ -184,6 +185,8 @@ class Transaction:
                 pub = 1
             elif f == "chap-dhp1":
                 pub = FFDHE2048_P - 1
+            elif f == "chap-dhp":
+                pub = FFDHE2048_P
             dh = pub.to_bytes(FFDHE2048_BYTES, "big")
         if f == "chap-failure1":
             self.faulted = FAULTS[f]

@@ -170,7 +170,8 @@ class DhchapTest(unittest.TestCase):
 
     def test_dh_values(self):
         for fault, want in (("chap-dh0", 0), ("chap-dh1", 1),
-                            ("chap-dhp1", dhchap.FFDHE2048_P - 1)):
+                            ("chap-dhp1", dhchap.FFDHE2048_P - 1),
+                            ("chap-dhp", dhchap.FFDHE2048_P)):
             with self.subTest(fault=fault):
                 tx = self.tx(fault)
                 tx.send(negotiate(5))

@@ -37,7 +37,8 @@ static const struct nvfab_auth_offer narrow = {
 enum mut {
 	M_NONE, M_TYPE, M_ID, M_TID, M_FAILURE1, M_FAILURE1_BAD, M_HL,
 	M_DHVLEN, M_SHORT_HDR, M_SHORT_BODY, M_DH_ZERO, M_DH_ONE, M_DH_TWO,
-	M_NARROW_HASH, M_NARROW_DH, M_HASH_UNKNOWN, M_DH_UNKNOWN,
+	M_DH_TOP, M_DH_BELOW_TOP, M_NARROW_HASH, M_NARROW_DH, M_HASH_UNKNOWN,
+	M_DH_UNKNOWN,
 };
 
 struct ch_case {
@@ -76,6 +77,10 @@ static const struct ch_case ch_cases[] = {
 	  NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD },
 	{ "DH value 1", NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_6144, M_DH_ONE,
 	  NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD },
+	{ "DH value with the prime's 64 top bits", NVME_AUTH_HASH_SHA256,
+	  NVME_AUTH_DHGROUP_2048, M_DH_TOP, NVME_AUTH_DHCHAP_FAILURE_INCORRECT_PAYLOAD },
+	{ "DH value just below 2^b - 2^(b-64)", NVME_AUTH_HASH_SHA384,
+	  NVME_AUTH_DHGROUP_8192, M_DH_BELOW_TOP, 0 },
 	{ "hash not offered", NVME_AUTH_HASH_SHA512, NVME_AUTH_DHGROUP_NULL, M_NARROW_HASH,
 	  NVME_AUTH_DHCHAP_FAILURE_HASH_UNUSABLE },
 	{ "group not offered", NVME_AUTH_HASH_SHA256, NVME_AUTH_DHGROUP_2048, M_NARROW_DH,
@@ -185,6 +190,14 @@ static void nvfab_auth_challenge_test(struct kunit *test)
 	case M_DH_TWO:
 		memset(ch->cval + hl, 0, group_len(c->dh));
 		ch->cval[hl + group_len(c->dh) - 1] = c->mut == M_DH_ONE ? 1 : 2;
+		break;
+	case M_DH_TOP:
+		/* 2^b - 1 >= p: the top 8 bytes set, the rest anything */
+		memset(ch->cval + hl, 0xff, 8);
+		break;
+	case M_DH_BELOW_TOP:
+		memset(ch->cval + hl, 0xff, group_len(c->dh));
+		ch->cval[hl + 7] = 0xfe;
 		break;
 	case M_NARROW_HASH:
 	case M_NARROW_DH:
