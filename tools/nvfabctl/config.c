@@ -950,7 +950,7 @@ static const char *nvf_conf_disc_state(const struct nvf_conf_dir *d)
 static int nvf_conf_show(struct nvf_conf *c)
 {
 	const struct nvf_conf_dir *d;
-	char name[32], *cfs;
+	char name[32], *cfs, *shown;
 	const char *state;
 	size_t i;
 	int found;
@@ -977,8 +977,11 @@ static int nvf_conf_show(struct nvf_conf *c)
 		}
 		found = nvf_conf_find_ctrl(d->opts, name, sizeof(name));
 		state = found > 0 ? name : found ? "unknown" : "-";
+		/* a DH-HMAC-CHAP secret is never shown */
+		shown = nvf_shown_options(d->opts);
 		printf("%-5d %-9s %-8s %s\n", d->line, "connect", state,
-		       d->opts);
+		       shown ? shown : "(out of memory)");
+		free(shown);
 	}
 	free(cfs);
 	return NVF_EXIT_OK;

@@ -12,6 +12,7 @@
 char *nvf_connect_string(int argc, char **argv);
 int nvf_connect_write(const char *transport, const char *opts, int *instance,
 		      int *cntlid);
+char *nvf_shown_options(const char *s);
 
 /* config.c */
 int nvf_config(int argc, char **argv);

@@ -354,7 +354,7 @@ static int nvf_host_identity(struct nvf_connect_cfg *cfg)
  * @s as it may be shown (--dry-run, -v): the value of each secret replaced
  * by "<hidden>" (values hold no ','). Return: a string to free, or NULL.
  */
-static char *nvf_shown_options(const char *s)
+char *nvf_shown_options(const char *s)
 {
 	static const char * const secret_keys[] = {
 		"dhchap_secret=", "dhchap_ctrl_secret=",

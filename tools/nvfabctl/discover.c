@@ -55,10 +55,12 @@ enum {
  * The options passed on to "connect", by its short option: 'd' is its
  * --disable-sqflow (here -d is --device). The discovery controller gets
  * NVF_DC_OPTS, each I/O controller NVF_IO_OPTS; NVF_FLAG_OPTS take no
- * value.
+ * value. The host's DH-HMAC-CHAP secret (-S) is the host's, for every
+ * controller, as nvme-cli's connect-all uses it; the controller's (-C)
+ * is the discovery controller's only: each subsystem has its own.
  */
-#define NVF_DC_OPTS		"wfqIkclFT"
-#define NVF_IO_OPTS		"wfqIiWPQkclFTgGDd"
+#define NVF_DC_OPTS		"wfqISCkclFT"
+#define NVF_IO_OPTS		"wfqISiWPQkclFTgGDd"
 #define NVF_FLAG_OPTS		"gGDd"
 #define NVF_INT_OPTS		"kclFTiWPQ"
 
@@ -175,6 +177,10 @@ static void nvf_disc_usage_opts(FILE *f)
 		"      --disable-sqflow        I/O controllers: disable SQ flow control\n"
 		"  -g, --hdr-digest            I/O controllers: NVMe/TCP header digest\n"
 		"  -G, --data-digest           I/O controllers: NVMe/TCP data digest\n"
+		"  -S, --dhchap-secret=STR     DH-HMAC-CHAP secret of the host (DHHC-1),\n"
+		"                              for the discovery and I/O controllers\n"
+		"  -C, --dhchap-ctrl-secret=STR  DH-HMAC-CHAP secret of the discovery\n"
+		"                              controller (bidirectional authentication)\n"
 		"  -r, --raw=FILE              save the raw log page to FILE\n"
 		"      --log-file=FILE         decode a saved log page, ask no controller\n"
 		"  -o, --output-format=FMT     normal or json\n"
@@ -186,9 +192,9 @@ static void nvf_disc_usage_opts(FILE *f)
 		"Without -t and -a, each line of /etc/nvme/discovery.conf gives one\n"
 		"discovery controller with these flags ('#': comment line).\n"
 		"\n"
-		"Not supported yet (exit status %d): -S, --dhchap-secret,\n"
-		"-C, --dhchap-ctrl-secret, --tls, --tls-key, --tls-key-identity,\n"
-		"--tls_key, --keyring, --concat.\n", NVF_EXIT_UNSUPPORTED);
+		"Not supported yet (exit status %d): --tls, --tls-key,\n"
+		"--tls-key-identity, --tls_key, --keyring, --concat.\n",
+		NVF_EXIT_UNSUPPORTED);
 }
 
 void nvf_discover_usage(FILE *f)
@@ -212,12 +218,9 @@ void nvf_connect_all_usage(FILE *f)
 	nvf_disc_usage_opts(f);
 }
 
-static int nvf_disc_unsupported(int c)
+static int nvf_disc_unsupported(void)
 {
-	const char *feature = c == 'S' || c == 'C' ?
-		"DH-HMAC-CHAP authentication" : "NVMe/TCP TLS";
-
-	nvf_err("%s is not supported yet by nvfab", feature);
+	nvf_err("NVMe/TCP TLS is not supported yet by nvfab");
 	return NVF_EXIT_UNSUPPORTED;
 }
 
@@ -301,15 +304,13 @@ static int nvf_disc_opts(int argc, char **argv, struct nvf_disc_cfg *cfg,
 		case NVF_OPT_DISABLE_SQFLOW:
 			cfg->val['d'] = "";
 			break;
-		case 'S':
-		case 'C':
 		case NVF_OPT_TLS:
 		case NVF_OPT_TLS_KEY:
 		case NVF_OPT_TLS_KEY_IDENTITY:
 		case NVF_OPT_TLS_KEY_LEGACY:
 		case NVF_OPT_KEYRING:
 		case NVF_OPT_CONCAT:
-			return nvf_disc_unsupported(c);
+			return nvf_disc_unsupported();
 		case '?':
 			return NVF_EXIT_FAIL;
 		default:
@@ -491,6 +492,22 @@ static int nvf_disc_delete(const char *name)
 }
 
 /*
+ * An option string as -v (to stderr, prefixed) or --dry-run (to stdout)
+ * shows it: every DH-HMAC-CHAP secret as "<hidden>".
+ */
+static void nvf_disc_show_opts(FILE *f, const char *opts)
+{
+	char *shown = nvf_shown_options(opts);
+
+	if (f == stderr)
+		fprintf(f, "nvfabctl: %s: options: %s\n", nvf_verb,
+			shown ? shown : "(out of memory)");
+	else
+		fprintf(f, "%s\n", shown ? shown : "(out of memory)");
+	free(shown);
+}
+
+/*
  * The Discovery Log Page of endpoint (@transport, @traddr, @trsvcid, @nqn)
  * per @cfg, into @log: from cfg->log_file, cfg->device, a live discovery
  * controller to the endpoint, or one made for it. Return: 0, 1 when
@@ -517,14 +534,13 @@ static int nvf_disc_fetch(const struct nvf_disc_cfg *cfg,
 		if (!opts)
 			return -1;
 		if (cfg->verbose)
-			fprintf(stderr, "nvfabctl: %s: options: %s\n", nvf_verb,
-				opts);
+			nvf_disc_show_opts(stderr, opts);
 		found = cfg->no_reuse ? 0 :
 			nvf_find_ctrl_opts(opts, name, sizeof(name));
 		if (found < 0)
 			goto out_free;
 		if (!found && cfg->dry_run) {
-			printf("%s\n", opts);
+			nvf_disc_show_opts(stdout, opts);
 			free(opts);
 			return 1;
 		}
@@ -637,7 +653,7 @@ static int nvf_ca_connect(struct nvf_disc_run *r,
 	if (!opts)
 		return -1;
 	if (cfg->verbose)
-		fprintf(stderr, "nvfabctl: %s: options: %s\n", nvf_verb, opts);
+		nvf_disc_show_opts(stderr, opts);
 	if (!cfg->val['D'])
 		found = nvf_find_ctrl_opts(opts, name, sizeof(name));
 	if (found < 0)
@@ -647,7 +663,7 @@ static int nvf_ca_connect(struct nvf_disc_run *r,
 			nvf_ca_report(r, cfg, "already-connected", name, e);
 		ret = 0;
 	} else if (cfg->dry_run) {
-		printf("%s\n", opts);
+		nvf_disc_show_opts(stdout, opts);
 		ret = 0;
 	} else if (!nvf_connect_write(trtype, opts, &instance, &cntlid)) {
 		snprintf(name, sizeof(name), "nvfab%d", instance);

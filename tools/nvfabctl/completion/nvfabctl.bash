@@ -28,8 +28,8 @@ _nvfabctl_opts()
 			"-Q --queue-size -k --keep-alive-tmo -c --reconnect-delay" \
 			"-l --ctrl-loss-tmo -F --fast_io_fail_tmo -T --tos" \
 			"-D --duplicate-connect -d --disable-sqflow -g --hdr-digest" \
-			"-G --data-digest -o --output-format --dry-run -v --verbose" \
-			"-h --help"
+			"-G --data-digest -S --dhchap-secret -C --dhchap-ctrl-secret" \
+			"-o --output-format --dry-run -v --verbose -h --help"
 		;;
 	discover | connect-all)
 		echo "-t --transport -a --traddr -s --trsvcid -n --nqn" \
@@ -39,7 +39,8 @@ _nvfabctl_opts()
 			"-F --fast_io_fail_tmo -T --tos -i --nr-io-queues" \
 			"-W --nr-write-queues -P --nr-poll-queues -Q --queue-size" \
 			"-D --duplicate-connect --disable-sqflow -g --hdr-digest" \
-			"-G --data-digest -r --raw --log-file -o --output-format" \
+			"-G --data-digest -S --dhchap-secret -C --dhchap-ctrl-secret" \
+			"-r --raw --log-file -o --output-format" \
 			"--quiet --dry-run -v --verbose -h --help"
 		;;
 	discovery)

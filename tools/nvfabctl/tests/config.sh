@@ -80,7 +80,7 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 98
+ktap_set_plan 99
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
@@ -134,6 +134,12 @@ same_as_dry_run --transport=tcp --traddr 192.0.2.2 --nqn=nqn.x:y -Q 64 \
 same_as_dry_run -n nqn.x:y -t tcp -a 192.0.2.2 -f veth1 -w 192.0.2.1 -W 1 -P 1 \
 	--ctrl-loss-tmo=-1 --reconnect-delay 3 --fast_io_fail_tmo 5 || st=1
 result "connect lines give the option strings of connect --dry-run" $st
+K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
+conf "connect -t tcp -a 192.0.2.2 -n nqn.x:y -S $K1 -C $K1"
+run config show "$F"
+[ "$RC" = 0 ] && [[ "$OUT" == *" nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" ]] &&
+	[[ "$OUT" != *MDEy* ]]
+result "show: the DH-HMAC-CHAP secrets of a connect line are never shown" $?
 mkdir -p "$TMP/etc-both"
 UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
 echo "nqn.2014-08.org.example:host-a" >"$TMP/etc-both/hostnqn"

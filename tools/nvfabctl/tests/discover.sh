@@ -125,7 +125,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 128
+ktap_set_plan 129
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -166,9 +166,10 @@ expect_err "a comma in a value" "invalid --traddr: must not contain ','" \
 run discover -t tcp -a 192.0.2.2 --tls
 [ "$RC" = 95 ] && [[ "$ERR" == "nvfabctl: discover: NVMe/TCP TLS is not supported yet by nvfab" ]]
 result "--tls: not supported yet, exit 95" $?
-run connect-all -t tcp -a 192.0.2.2 -S secret
-[ "$RC" = 95 ] && [[ "$ERR" == *"DH-HMAC-CHAP authentication is not supported yet"* ]]
-result "connect-all -S: not supported yet, exit 95" $?
+K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
+expect_ok "dry-run: -S and -C reach the discovery controller, never shown" \
+	"$D0,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" \
+	discover --dry-run -t tcp -a 192.0.2.2 -C "$K1" --dhchap-secret="$K1"
 st=0
 for v in discover connect-all; do
 	run "$v" --help
@@ -470,6 +471,13 @@ referral-not-followed - $DNQN tcp 192.0.2.3 8009
 nqn=$SUB2,transport=rdma,traddr=2001:db8::2,host_traddr=192.0.2.1,trsvcid=4420,nr_io_queues=4,queue_size=32,ctrl_loss_tmo=-1,duplicate_connect,disable_sqflow,hdr_digest" \
 	connect-all --log-file "$TMP/good.bin" --dry-run -w 192.0.2.1 -i 4 -Q 32 \
 	-l -1 -D --disable-sqflow -g
+run connect-all --log-file "$TMP/good.bin" --dry-run -v -S "$K1" -C "$K1"
+[ "$RC" = 0 ] && [ "$OUT" = "nqn=$SUB1,transport=tcp,traddr=192.0.2.2,trsvcid=4420,dhchap_secret=<hidden>
+referral-not-followed - $DNQN tcp 192.0.2.3 8009
+nqn=$SUB2,transport=rdma,traddr=2001:db8::2,trsvcid=4420,dhchap_secret=<hidden>" ] &&
+	[[ "$ERR" == *"options: nqn=$SUB1,transport=tcp,traddr=192.0.2.2,trsvcid=4420,dhchap_secret=<hidden>"* ]] &&
+	[[ "$OUT$ERR" != *MDEy* ]]
+result "connect-all -S -C: the host's secret for each I/O controller, the controller's not; -v and --dry-run hide both" $?
 mk_ctrl 0 live 192.0.2.2 4420 "$SUB1"
 expect_ok "connect-all: a subsystem connected already is reported, not connected again" \
 	"already-connected nvfab0 $SUB1 tcp 192.0.2.2 4420

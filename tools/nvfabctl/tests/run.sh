@@ -288,8 +288,9 @@ unsupported "--keyring" "NVMe/TCP TLS is not supported yet by nvfab (--keyring)"
 unsupported "--concat" \
 	"secure channel concatenation (TLS) is not supported yet by nvfab (--concat)" --concat
 K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
-dry "-S after hostid, as nvme-cli; the secret not shown" "$S,hostid=$UUID,dhchap_secret=<hidden>" \
-	"${B[@]}" -S "$K1" -I "$UUID"
+dry "-S after hostid, as nvme-cli; the secret not shown" \
+	"$S,hostnqn=nqn.x:h,hostid=$UUID,dhchap_secret=<hidden>" \
+	"${B[@]}" -S "$K1" -I "$UUID" -q nqn.x:h
 dry "--dhchap-secret --dhchap-ctrl-secret, not shown" \
 	"$S,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" \
 	"${B[@]}" --dhchap-ctrl-secret="$K1" --dhchap-secret "$K1"
