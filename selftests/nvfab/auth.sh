@@ -5,12 +5,13 @@
 # nvmet over NVMe/TCP: a subsystem that only lets in one host NQN, with
 # that host's key (and for bidirectional authentication the controller's
 # key) set in nvmet's configfs. The keys are nvme-cli's (gen-dhchap-key).
-# Checked for each hash and DH group nvmet is set to: the connect works,
-# every queue authenticated (the admin queue and each I/O queue), I/O
-# works; a wrong host key, a wrong controller key and no key at all are
-# refused at once, with the in-kernel host's errors, and leave no
-# controller; the in-kernel host (nvme-cli) connects with the same keys
-# where it has CONFIG_NVME_HOST_AUTH, as the oracle.
+# The matrix of hash and DH group (every pair with NVFAB_AUTH_MATRIX=full),
+# host-only and bidirectional, right keys, a wrong host key, a wrong
+# controller key and no key, against nvfab and the in-kernel host (its
+# /dev/nvme-fabrics, where it has CONFIG_NVME_HOST_AUTH) on the same target: the
+# same decision and errno, I/O where connected, nothing left where
+# refused. Then sysfs re-authentication: the secrets read back, key
+# rotation, 50 rotations under fio verify, a refused key.
 #
 # Skips when nvmet has no authentication (CONFIG_NVME_TARGET_AUTH) or nvfab
 # was built without the kernel's nvme-auth (dhchap_secret gives
@@ -24,7 +25,9 @@ HOSTID=5e0c1a6b-6d7e-4f21-9a3c-2b8d4e6f7a81
 HOSTCFS=$NVMET_CFS/hosts/$HOSTNQN
 SUB=$NVMET_CFS/subsystems/$NVMET_NQN
 
+FIOPID=
 cleanup() {
+	[ -n "$FIOPID" ] && kill -KILL "$FIOPID" 2>/dev/null
 	nvme_kdisconnect
 	rm -f "$SUB/allowed_hosts/$HOSTNQN" 2>/dev/null
 	nvfab_tcp_cleanup
@@ -34,8 +37,25 @@ trap cleanup EXIT
 
 require_root
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
+command -v fio >/dev/null || ksft_skip_all "fio missing"
+HASHES="hmac(sha256) hmac(sha384) hmac(sha512)"
+DHGROUPS="null ffdhe2048 ffdhe3072 ffdhe4096 ffdhe6144 ffdhe8192"
+# The refusals (a wrong host or controller key, no key) are decided by
+# the responses, after the DH exchange: checked for three pairs that
+# cover every hash; the right keys for every pair with NVFAB_AUTH_MATRIX=full.
+REFUSE_PAIRS="hmac(sha256)|null hmac(sha384)|ffdhe2048 hmac(sha512)|ffdhe3072"
+PAIRS=$REFUSE_PAIRS
+if [ "${NVFAB_AUTH_MATRIX:-}" = full ]; then
+	PAIRS=
+	for h in $HASHES; do
+		for g in $DHGROUPS; do
+			PAIRS="$PAIRS $h|$g"
+		done
+	done
+fi
 ktap_header
-ktap_set_plan 24
+# 2 per pair, 4 more per refusal pair, 11 others
+ktap_set_plan $(($(wc -w <<<"$PAIRS") * 2 + $(wc -w <<<"$REFUSE_PAIRS") * 4 + 11))
 
 dmesg_canary_start
 topo_up 1 && nvmet_setup 1
@@ -95,7 +115,9 @@ HKEY1=$(gen_key 1 "$HOSTNQN")
 HKEY3=$(gen_key 3 "$HOSTNQN")
 CKEY2=$(gen_key 2 "$NVMET_NQN")
 OTHER=$(gen_key 1 "$HOSTNQN")
-ktap_check "nvme-cli made the keys" test -n "$HKEY0" -a -n "$HKEY1" -a -n "$HKEY3" -a -n "$CKEY2" -a -n "$OTHER"
+OTHERC=$(gen_key 2 "$NVMET_NQN")
+ktap_check "nvme-cli made the keys" test -n "$HKEY0" -a -n "$HKEY1" -a -n "$HKEY3" \
+	-a -n "$CKEY2" -a -n "$OTHER" -a -n "$OTHERC"
 
 # 1. Probe: does this nvfab build authenticate?
 target_keys "$HKEY0" "" "hmac(sha256)" null
@@ -103,26 +125,109 @@ if ! try_connect ",dhchap_secret=$HKEY0" && [ "$ERR" = "Operation not supported"
 	ksft_skip_all "nvfab built without CONFIG_NVME_AUTH (dhchap_secret: $ERR)"
 fi
 
-# 2. Host authentication, each hash with a DH group.
-for combo in "$HKEY0|hmac(sha256)|null" "$HKEY1|hmac(sha384)|ffdhe2048" "$HKEY3|hmac(sha512)|ffdhe3072"; do
-	IFS='|' read -r key hash grp <<<"$combo"
-	delete_all
-	target_keys "$key" "" "$hash" "$grp"
-	mark=$(dmesg_mark)
-	if try_connect ",dhchap_secret=$key"; then
-		ktap_pass "$hash, $grp: connected"
-		ktap_check "$hash, $grp: I/O works" io_works
-	else
-		ktap_fail "$hash, $grp: connected ($ERR)"
-		dmesg_since "$mark" | tail -n 5 | sed 's/^/# dmesg: /'
-		ktap_fail "$hash, $grp: I/O works"
+# 2. The matrix, nvfab and the in-kernel host on the same target: each
+# hash with each DH group (NVFAB_AUTH_MATRIX=full, the stock guest's run;
+# otherwise three pairs that cover every hash), host-only and
+# bidirectional, with the right keys; for three pairs also a wrong host
+# key, no key (host-only) and a wrong controller key (bidirectional). Both must take
+# the same decision with the same errno; nvfab's I/O must work where it
+# connected, and nothing be left where it was refused. The deviation
+# allowed (the issue's words, seen here): with a wrong host key nvmet may
+# close the connection before its Failure1 reaches the in-kernel host,
+# which then fails with EIO after its admin timeout (3 s here) where nvfab
+# sees the Failure1 or the closed connection at once (EKEYREJECTED).
+# kernel_try OPTS: the in-kernel host connects with the option string
+# nvfab got (the same grammar), written to /dev/nvme-fabrics as nvme-cli
+# does (nvme-cli's message does not name the errno); KERR: its error.
+KERR=
+kernel_try() {
+	local o
+	KERR=
+	o="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
+	o="$o,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN,hostnqn=$HOSTNQN"
+	o="$o,hostid=$HOSTID,nr_io_queues=2$1"
+	if { exec 4<>/dev/nvme-fabrics && printf '%s' "$o" >&4; } 2>/tmp/nvfab-auth.kout; then
+		exec 4>&-
+		nvme_kdisconnect
+		return 0
 	fi
+	exec 4>&-
+	KERR=$(sed -n 's/.*: //p' /tmp/nvfab-auth.kout | tail -n 1)
+	[ -n "$KERR" ] || KERR=failed
+	nvme_kdisconnect
+	return 1
+}
+DEVIATIONS=0
+RIGHT=connected
+REJECTED="Key was rejected by service"
+NOKEY="Required key not available"
+# matrix_case DESC WANT OPTS: nvfab gives WANT with OPTS, and the
+# in-kernel host (where it authenticates) the same.
+matrix_case() {
+	local desc=$1 want=$2 opts=$3 n k t0
+	delete_all
+	clock
+	t0=$NOW
+	if try_connect "$opts"; then
+		n=connected
+		io_works || n="connected, but I/O failed"
+	else
+		n=$ERR
+		busywait 5000 no_ctrl || n="$n, a controller left"
+	fi
+	clock
+	t0=$((NOW - t0))
+	delete_all
+	if [ "$n" != "$want" ]; then
+		ktap_fail "$desc: nvfab '$n', not '$want'"
+		return
+	fi
+	if [ "$KHOST" != 1 ]; then
+		ktap_pass "$desc: nvfab '$n' ($t0 ms; no in-kernel host with authentication here)"
+		return
+	fi
+	if kernel_try "$opts"; then k=connected; else k=$KERR; fi
+	if [ "$n" = "$k" ]; then
+		ktap_pass "$desc: both '$n' (nvfab $t0 ms)"
+	elif [ "$n" = "$REJECTED" ] && [ "$k" = "Input/output error" ] &&
+		[[ $desc == *"wrong host key"* ]]; then
+		DEVIATIONS=$((DEVIATIONS + 1))
+		ktap_pass "$desc: nvfab '$n' ($t0 ms), the in-kernel host '$k' (nvmet closed first: the deviation allowed)"
+	else
+		ktap_fail "$desc: nvfab '$n', the in-kernel host '$k'"
+	fi
+}
+modprobe nvme-tcp 2>/dev/null
+KHOST=0
+grep -q dhchap_ctrl_secret /dev/nvme-fabrics 2>/dev/null && KHOST=1
+KTMO=$(cat /sys/module/nvme_core/parameters/admin_timeout 2>/dev/null)
+[ -n "$KTMO" ] && echo 3 >/sys/module/nvme_core/parameters/admin_timeout
+i=0
+for pair in $PAIRS; do
+	IFS='|' read -r hash grp <<<"$pair"
+	case $((i % 3)) in 0) key=$HKEY0 ;; 1) key=$HKEY1 ;; *) key=$HKEY3 ;; esac
+	i=$((i + 1))
+	target_keys "$key" "$CKEY2" "$hash" "$grp"
+	matrix_case "$hash $grp host-only, right key" "$RIGHT" ",dhchap_secret=$key"
+	matrix_case "$hash $grp bidirectional, right keys" "$RIGHT" \
+		",dhchap_secret=$key,dhchap_ctrl_secret=$CKEY2"
+	[[ " $REFUSE_PAIRS " == *" $pair "* ]] || continue
+	matrix_case "$hash $grp host-only, wrong host key" "$REJECTED" \
+		",dhchap_secret=$OTHER"
+	matrix_case "$hash $grp host-only, no key" "$NOKEY" ""
+	matrix_case "$hash $grp bidirectional, wrong host key" "$REJECTED" \
+		",dhchap_secret=$OTHER,dhchap_ctrl_secret=$CKEY2"
+	matrix_case "$hash $grp bidirectional, wrong controller key" "$REJECTED" \
+		",dhchap_secret=$key,dhchap_ctrl_secret=$OTHERC"
 done
+[ -n "$KTMO" ] && echo "$KTMO" >/sys/module/nvme_core/parameters/admin_timeout
+ktap_diag "matrix: $i hash and group pairs, $DEVIATIONS deviation(s) (nvmet closed before the in-kernel host read its Failure1)"
 
 # 3. Bidirectional: the host checks the controller's response too.
 delete_all
 target_keys "$HKEY1" "$CKEY2" "hmac(sha256)" ffdhe2048
-if try_connect ",dhchap_secret=$HKEY1,dhchap_ctrl_secret=$CKEY2"; then
+# (reconnect_delay 2: the refused re-authentication below reconnects once)
+if try_connect ",dhchap_secret=$HKEY1,dhchap_ctrl_secret=$CKEY2,reconnect_delay=2"; then
 	ktap_pass "bidirectional: connected"
 	ktap_check "bidirectional: I/O works" io_works
 else
@@ -145,6 +250,45 @@ rotated() {
 }
 NEWKEY=$(gen_key 1 "$HOSTNQN")
 ktap_check "key rotation: the new key written to dhchap_secret re-authenticates" rotated
+# Re-authentication under I/O, repeated: fio verify runs while the key is
+# rotated 50 times between two keys (nvmet's host key first, then the
+# host's: each write re-authenticates the admin queue and both I/O
+# queues while their I/O is in flight). Every write succeeds, fio sees no
+# error and no corruption, and the controller is never recovered.
+reauth_under_io() {
+	local i key rc err done=0 mark f=/tmp/nvfab-auth-fio.out
+	mark=$(dmesg_mark)
+	fio --name=reauth --filename="$DEV" --allow_file_create=0 --ioengine=libaio \
+		--direct=1 --rw=randrw --bsrange=4k-128k --iodepth=8 --size=16m \
+		--time_based --runtime=3600 --verify=crc32c --verify_fatal=1 \
+		--verify_backlog=64 --do_verify=1 --output-format=terse \
+		--terse-version=3 >"$f" 2>&1 &
+	FIOPID=$!
+	nap 1
+	for i in $(seq 50); do
+		key=$NEWKEY
+		[ $((i % 2)) = 1 ] && key=$HKEY1
+		echo "$key" >"$HOSTCFS/dhchap_key" || break
+		echo "$key" >"$CTRL/dhchap_secret" 2>/tmp/nvfab-auth.err || break
+		kill -0 "$FIOPID" 2>/dev/null || break
+		done=$i
+	done
+	# fio exits 128 after SIGINT when nothing failed; its error in field 5
+	kill -INT "$FIOPID" 2>/dev/null
+	wait "$FIOPID"
+	rc=$?
+	FIOPID=
+	err=$(grep -m1 '^3;' "$f" | cut -d';' -f5)
+	ktap_diag "rotations: $done of 50; fio exit $rc, error '${err:-none}'; last write: $(cat /tmp/nvfab-auth.err)"
+	[ "$done" = 50 ] || return 1
+	[ "$rc" = 0 ] || [ "$rc" = 128 ] || { sed 's/^/# fio: /' "$f" | tail -n 5; return 1; }
+	[ "$err" = 0 ] || return 1
+	[ "$(cat "$CTRL/state")" = live ] || return 1
+	err=$(dmesg_since "$mark" | grep -E "starting error recovery|reconnect")
+	[ -z "$err" ] || { sed 's/^/# dmesg: /' <<<"$err"; return 1; }
+}
+ktap_check "re-authentication under fio verify, 50 key rotations: no error, no corruption, no recovery" reauth_under_io
+
 # nvmet ends the association after a failed re-authentication; the host's
 # reconnect then fails the same way and the controller is removed at once
 # (no reconnect loop). A controller that keeps the connection would leave
@@ -158,53 +302,11 @@ live_or_gone() { [ ! -e "$CTRL" ] || { [ "$(cat "$CTRL/state" 2>/dev/null)" = li
 ktap_check "a key the controller refuses: the write fails (EKEYREJECTED); the controller stays live or is removed, no reconnect loop" refused_reauth
 delete_all
 
-# 5. Refusals: at once (no reconnect loop), no controller left.
-refused() { # DESC OPTS WANT
-	local t0
-	clock
-	t0=$NOW
-	if try_connect "$2"; then
-		ERR=connected
-		delete_all
-	fi
-	clock
-	ktap_check "$1: refused with '$3' in $((NOW - t0)) ms ('$ERR')" test "$ERR" = "$3"
-	ktap_check "$1: no controller left" busywait 5000 no_ctrl
-}
-refused "wrong host key" ",dhchap_secret=$OTHER" "Key was rejected by service"
-refused "wrong controller key" ",dhchap_secret=$HKEY1,dhchap_ctrl_secret=$OTHER" "Key was rejected by service"
-refused "no key" "" "Required key not available"
+# 5. Options refused before anything is sent.
 ktap_check "a controller key without a host key is refused" \
 	eval '! try_connect ",dhchap_ctrl_secret=$CKEY2" && test "$ERR" = "Invalid argument"'
 ktap_check "a secret that is not DHHC-1 is refused" \
 	eval '! try_connect ",dhchap_secret=DHHC-1:00:bm90IGEga2V5:" && test -n "$ERR"'
-
-# 6. The oracle: the in-kernel host with the keys nvfab connected with in
-# step 3, bidirectional, on the target set as then (the rotation above
-# changed its host key); and refused with the wrong host key, as nvfab
-# was. Its fabrics node lists the options it takes.
-delete_all
-target_keys "$HKEY1" "$CKEY2" "hmac(sha256)" ffdhe2048
-modprobe nvme-tcp 2>/dev/null
-if grep -q dhchap_ctrl_secret /dev/nvme-fabrics 2>/dev/null; then
-	if nvme_kconnect 1 --hostnqn="$HOSTNQN" --hostid="$HOSTID" \
-		--dhchap-secret="$HKEY1" --dhchap-ctrl-secret="$CKEY2" >/dev/null 2>&1; then
-		ktap_pass "in-kernel host: connected with the same keys"
-	else
-		ktap_fail "in-kernel host: connected with the same keys"
-	fi
-	nvme_kdisconnect
-	if nvme_kconnect 1 --hostnqn="$HOSTNQN" --hostid="$HOSTID" \
-		--dhchap-secret="$OTHER" >/dev/null 2>&1; then
-		ktap_fail "in-kernel host: the wrong host key refused too"
-	else
-		ktap_pass "in-kernel host: the wrong host key refused too"
-	fi
-	nvme_kdisconnect
-else
-	ktap_skip "in-kernel host: connected with the same keys" "no CONFIG_NVME_HOST_AUTH"
-	ktap_skip "in-kernel host: the wrong host key refused too" "no CONFIG_NVME_HOST_AUTH"
-fi
 
 ktap_check "kernel log clean" dmesg_clean_since_canary
 ktap_finish
