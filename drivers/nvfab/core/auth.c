@@ -272,6 +272,14 @@ static int nvfab_auth_dh(struct nvfab_auth_tx *tx)
 		return 0;
 	if (!digest)
 		return -EINVAL;
+	/*
+	 * The ffdhe templates are registered by the dh module, whose only
+	 * alias is "dh": where it is a module (CONFIG_CRYPTO_DH=m),
+	 * "ffdheN(dh)" is found only once it is loaded, so ask for "dh"
+	 * first, which loads it (seen in the test kernel: -ENOENT when
+	 * nothing else had loaded it).
+	 */
+	crypto_has_kpp("dh", 0, 0);
 	tx->dh_tfm = crypto_alloc_kpp(nvme_auth_dhgroup_kpp(tx->ch.dh_id), 0, 0);
 	if (IS_ERR(tx->dh_tfm)) {
 		ret = PTR_ERR(tx->dh_tfm);
@@ -487,10 +495,13 @@ out:
  * Context: may sleep; takes @ctrl->auth_lock (keys against a change).
  * Return: 0 when the queue is authenticated; -ENOKEY without a host key;
  * -EKEYREJECTED when the controller refused the host (Failure1, or an
- * Authentication Send or Receive failed with an NVMe status) or the host
+ * Authentication Send or Receive failed with an NVMe status that is not
+ * path-related) or the host
  * refused the controller's response or a message (after its Failure2);
- * -ENOMEM; an errno of the crypto API; or the errno of a command that did
- * not complete (-EINTR when the queue was torn down meanwhile).
+ * -ECONNRESET when the queue was torn down during the transaction (the
+ * controller closed the connection, or error recovery started); -ENOMEM;
+ * an errno of the crypto API; or the errno of a command that did not
+ * complete.
  */
 int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 {
@@ -566,10 +577,22 @@ out_fail2:
 	nvfab_auth_fail2(&tx, ret);
 	ret = -EKEYREJECTED;
 out_status:
-	if (ret > 0) {
+	if (ret > 0 && (ret & NVME_SCT_MASK) != NVME_SCT_PATH) {
 		dev_err(ctrl->device, "queue %d: authentication: command failed with status 0x%x\n",
 			qid, ret);
 		ret = -EKEYREJECTED;
+	} else if (ret == -EINTR || ret > 0) {
+		/*
+		 * The queue was torn down under the transaction (a
+		 * cancelled command, or a path-related status, which the
+		 * host sets itself): the controller closed the connection
+		 * (nvmet may do so right after queueing its Failure1, which
+		 * is then never sent) or error recovery started. Nothing
+		 * says the key was refused.
+		 */
+		dev_err(ctrl->device, "queue %d: authentication: the connection closed before the transaction ended\n",
+			qid);
+		ret = -ECONNRESET;
 	}
 out_unlock:
 	nvfab_auth_tx_free(&tx);

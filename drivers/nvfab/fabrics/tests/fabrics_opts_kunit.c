@@ -249,8 +249,13 @@ static const struct opts_case opts_cases[] = {
 	{ "duplicate traddr", B ",traddr=192.0.2.3", .ret = -EINVAL },
 	{ "duplicate flag", B ",hdr_digest,hdr_digest", .ret = -EINVAL },
 	{ "duplicate number", B ",tos=1,tos=2", .ret = -EINVAL },
-	{ "dhchap_secret unsupported", B ",dhchap_secret=DHHC-1:00:abcdefgh:",
-	  .ret = -EOPNOTSUPP },
+	/* taken where the kernel has nvme-auth, else refused */
+	{ "dhchap_secret", B ",dhchap_secret=DHHC-1:00:abcdefgh:",
+	  .ret = IS_ENABLED(CONFIG_NVME_AUTH) ? 0 : -EOPNOTSUPP },
+	{ "dhchap_secret not DHHC-1", B ",dhchap_secret=DHHC-2:00:abcdefgh:",
+	  .ret = IS_ENABLED(CONFIG_NVME_AUTH) ? -EINVAL : -EOPNOTSUPP },
+	{ "dhchap_ctrl_secret too short", B ",dhchap_ctrl_secret=DHHC-1:00",
+	  .ret = IS_ENABLED(CONFIG_NVME_AUTH) ? -EINVAL : -EOPNOTSUPP },
 	{ "tls unsupported", B ",tls", .ret = -EOPNOTSUPP },
 	{ "keyring unsupported", B ",keyring=5", .ret = -EOPNOTSUPP },
 
