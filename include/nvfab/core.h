@@ -262,6 +262,8 @@ struct nvfab_peer_counters {
 	atomic64_t	bounces;
 };
 
+struct nvme_dhchap_key;
+
 /**
  * struct nvfab_ctrl - an NVMe controller reached over a fabric
  * @ops:		the transport's operations
@@ -386,8 +388,6 @@ struct nvfab_peer_counters {
  * Fields read from the controller are written only while CONNECTING and
  * read anywhere after.
  */
-struct nvme_dhchap_key;
-
 struct nvfab_ctrl {
 	/* set at init, constant */
 	const struct nvfab_ctrl_ops	*ops;
