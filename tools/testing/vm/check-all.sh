@@ -246,9 +246,14 @@ export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 # only drives user space runs in the stock guest instead: nvfabctl.sh
 # (289 s with outline checks, the tool's options and output formats) and
 # demo.sh (296 s, a tour of what the other selftests check).
-# auth.sh runs its small matrix here (each refusal once; 533 s with the
-# three pairs' refusals and 50 key rotations, a DH-HMAC-CHAP case taking
-# 5-10 s under KASAN) and 10 rotations; the stock guest the whole matrix.
+# auth.sh runs in the stock guest only (the whole matrix, 185 s there):
+# under KASAN a DH-HMAC-CHAP case takes 5-10 s, and even its small
+# matrix (NVFAB_AUTH_MATRIX=small: each refusal once, 10 key rotations)
+# took 299 s here in the run of 2026-11-29 (passing), which put make
+# check near CI's limit in a slow hour. The transaction's success and
+# failure paths run here under the sanitizers through hostile.sh's
+# chap-ok and chap-bad-r2; NVFAB_SELFTESTS_EXCLUDE= brings auth.sh back
+# (the two settings below are what it then runs).
 # discovery.sh's storm links 40 subsystems here rather than 200 (170 s
 # less); 40 is still ten times the entry's max_inflight, and the stock
 # guest links 200. configfs.sh and rdma_mpath.sh, which had moved to the
@@ -257,7 +262,7 @@ export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 guest_run "test-kernel guest" "$out/test" \
 	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format early-pdu chap-ok chap-bad-r2}" \
 	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log disc-inject}" \
-	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh}" \
+	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh auth.sh}" \
 	NVFAB_DISC_STORM="${NVFAB_DISC_STORM-40}" \
 	NVFAB_AUTH_MATRIX="${NVFAB_AUTH_MATRIX-small}" \
 	NVFAB_AUTH_ROTATIONS="${NVFAB_AUTH_ROTATIONS-10}" &
