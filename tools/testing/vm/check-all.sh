@@ -252,8 +252,9 @@ export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 # took 299 s here in the run of 2026-11-29 (passing), which put make
 # check near CI's limit in a slow hour. The transaction's success and
 # failure paths run here under the sanitizers through hostile.sh's
-# chap-ok and chap-bad-r2; NVFAB_SELFTESTS_EXCLUDE= brings auth.sh back
-# (the two settings below are what it then runs).
+# chap-ok and chap-bad-r2; an NVFAB_SELFTESTS_EXCLUDE without auth.sh
+# brings it back (the two NVFAB_AUTH_* settings below are what it then
+# runs).
 # discovery.sh's storm links 40 subsystems here rather than 200 (170 s
 # less); 40 is still ten times the entry's max_inflight, and the stock
 # guest links 200. configfs.sh and rdma_mpath.sh, which had moved to the
