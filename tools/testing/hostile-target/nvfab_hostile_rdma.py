@@ -448,6 +448,8 @@ class RdmaTarget(ht.Target):
         self.subsys.sgls |= 1 << 2       # Keyed SGL Data Block
         self.admin = ht.AdminCommands(self.scenario)
         self.io = ht.IoCommands(self.scenario)
+        # no DH-HMAC-CHAP here: the TCP target's chap-* scenarios only
+        self.dhchap_keys = (None, None)
         self.inline = args.inline
         self.addr = args.addr
         self.port = args.port
