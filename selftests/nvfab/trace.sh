@@ -142,8 +142,11 @@ pairs=$(awk '
 	}
 	END { printf "%d %d\n", ok, bad }' "$TMP/trace")
 ktap_diag "I/O completions paired with their setup, unpaired: $pairs"
+# At least the 20 reads waited for on each path (one 4k randread, one
+# request): a count, not a rate; the KASAN guest under TCG once traced
+# exactly 100, which a threshold of "more than 100" refused.
 ktap_check "every I/O completion follows its setup" \
-	test "${pairs% *}" -gt 100 -a "${pairs#* }" = 0
+	test "${pairs% *}" -ge 40 -a "${pairs#* }" = 0
 ktap_check "the ANA-change AEN on nvfab$C1 (log page 0xc)" \
 	test "$(n "nvfab_async_event: nvfab$C1: status=0x0, .*log page 0xc")" -ge 1
 ktap_check "nvfab$C1 read the ANA log without error" \
