@@ -118,6 +118,7 @@ static const struct {
 struct nvf_connect_cfg {
 	const char	*str[NVF_NR_STR_OPTS];
 	char		*host_buf[2];	/* hostnqn, hostid read from files */
+	char		*key_buf[2];	/* secrets read from key files */
 	bool		int_set[NVF_NR_INT_OPTS];
 	int		int_val[NVF_NR_INT_OPTS];
 	bool		flag[NVF_NR_FLAG_OPTS];
@@ -203,6 +204,8 @@ void nvf_connect_usage(FILE *f)
 		"  -S, --dhchap-secret=STR     DH-HMAC-CHAP secret of the host (DHHC-1)\n"
 		"  -C, --dhchap-ctrl-secret=STR  DH-HMAC-CHAP secret of the controller:\n"
 		"                              authenticate it too (bidirectional)\n"
+		"                              (-S, -C: the secret, or the absolute path\n"
+		"                              of a root-owned 0600 file holding it)\n"
 		"  -i, --nr-io-queues=NUM      number of I/O queues\n"
 		"  -W, --nr-write-queues=NUM   number of write queues\n"
 		"  -P, --nr-poll-queues=NUM    number of poll queues\n"
@@ -395,6 +398,31 @@ char *nvf_shown_options(const char *s)
 	return out.s ? out.s : strdup("");
 }
 
+/*
+ * Replace each DH-HMAC-CHAP secret given as an absolute path by the secret
+ * in that key file (keyfile.c). Return: 0 or -1 (reported).
+ */
+static int nvf_key_files(struct nvf_connect_cfg *cfg)
+{
+	static const int secrets[] = {
+		NVF_STR_DHCHAP_SECRET, NVF_STR_DHCHAP_CTRL_SECRET,
+	};
+	size_t i;
+	int o;
+
+	for (i = 0; i < ARRAY_SIZE(secrets); i++) {
+		o = secrets[i];
+		if (!cfg->str[o] || cfg->str[o][0] != '/')
+			continue;
+		cfg->key_buf[i] = nvf_key_file_read(nvf_str_opts[o].name,
+						    cfg->str[o]);
+		if (!cfg->key_buf[i])
+			return -1;
+		cfg->str[o] = cfg->key_buf[i];
+	}
+	return 0;
+}
+
 /* Check the options and build the string. Return: 0 or -1 (reported). */
 static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 {
@@ -416,6 +444,8 @@ static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 		return -1;
 	}
 	if (nvf_host_identity(cfg))
+		return -1;
+	if (nvf_key_files(cfg))
 		return -1;
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
 		if (cfg->str[i] && nvf_check_value(nvf_str_opts[i].name,
@@ -802,6 +832,8 @@ out_free:
 	free(b.s);
 	free(cfg.host_buf[0]);
 	free(cfg.host_buf[1]);
+	nvf_key_free(cfg.key_buf[0]);
+	nvf_key_free(cfg.key_buf[1]);
 	return ret;
 }
 
@@ -848,5 +880,7 @@ out_free:
 	free(b.s);
 	free(cfg.host_buf[0]);
 	free(cfg.host_buf[1]);
+	nvf_key_free(cfg.key_buf[0]);
+	nvf_key_free(cfg.key_buf[1]);
 	return ret;
 }

@@ -181,6 +181,8 @@ static void nvf_disc_usage_opts(FILE *f)
 		"                              for the discovery and I/O controllers\n"
 		"  -C, --dhchap-ctrl-secret=STR  DH-HMAC-CHAP secret of the discovery\n"
 		"                              controller (bidirectional authentication)\n"
+		"                              (-S, -C: the secret, or the absolute path\n"
+		"                              of a root-owned 0600 file holding it)\n"
 		"  -r, --raw=FILE              save the raw log page to FILE\n"
 		"      --log-file=FILE         decode a saved log page, ask no controller\n"
 		"  -o, --output-format=FMT     normal or json\n"

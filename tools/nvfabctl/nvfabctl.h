@@ -59,6 +59,10 @@ int nvf_parse_int(const char *name, const char *s, int *val);
 int nvf_parse_format(const char *s, enum nvf_format *fmt);
 void nvf_sanitize(char *s);
 
+/* keyfile.c: DH-HMAC-CHAP secrets kept in root-owned 0600 files */
+char *nvf_key_file_read(const char *name, const char *path);
+void nvf_key_free(char *secret);
+
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);
 void nvf_connect_usage(FILE *f);

@@ -80,7 +80,7 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 99
+ktap_set_plan 101
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
@@ -140,6 +140,23 @@ run config show "$F"
 [ "$RC" = 0 ] && [[ "$OUT" == *" nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" ]] &&
 	[[ "$OUT" != *MDEy* ]]
 result "show: the DH-HMAC-CHAP secrets of a connect line are never shown" $?
+# A key file named on a connect line: read as on the command line, its
+# refusal reported at the line (nothing applied). Root-owned files only.
+if [ "$(id -u)" = 0 ]; then
+	printf '%s\n' "$K1" >"$TMP/host.key"
+	chmod 600 "$TMP/host.key"
+	conf "connect -t tcp -a 192.0.2.2 -n nqn.x:y -S $TMP/host.key"
+	run config show "$F"
+	[ "$RC" = 0 ] && [[ "$OUT" == *" nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,dhchap_secret=<hidden>" ]] &&
+		[[ "$OUT" != *MDEy* ]]
+	result "show: a connect line's key file read, its secret not shown" $?
+	chmod 644 "$TMP/host.key"
+	bad "a key file others may read" "connect -t tcp -a 192.0.2.9 -n nqn.x:y -S $TMP/host.key" \
+		"key file $TMP/host.key for --dhchap-secret has mode 0644"
+else
+	ktap_skip "show: a connect line's key file read, its secret not shown" "not root"
+	ktap_skip "check: a key file others may read" "not root"
+fi
 mkdir -p "$TMP/etc-both"
 UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
 echo "nqn.2014-08.org.example:host-a" >"$TMP/etc-both/hostnqn"

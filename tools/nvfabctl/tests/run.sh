@@ -82,7 +82,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 233
+ktap_set_plan 244
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -353,6 +353,70 @@ NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v -S "$K1"
 	[ "$ERR" = "nvfabctl: connect: options: $S,dhchap_secret=<hidden>" ] &&
 	[ "$(head -c ${#SK} "$DEV")" = "$SK" ]
 result "-v hides the secret; the device gets it" $?
+# Key files: -S and -C take the absolute path of a root-owned file that
+# only its owner may read; the secret goes to the device, never to the
+# screen; anything else is refused, naming the file. They must be
+# owned by root: as another user the 11 checks are skipped.
+key_file_tests() {
+	KD=$TMP/keyfiles
+	mkdir -p "$KD"
+	printf '%s\n' "$K1" >"$KD/host.key"
+	chmod 600 "$KD/host.key"
+	SKC="$S,dhchap_secret=$K1,dhchap_ctrl_secret=$K1"
+	prefill ${#SKC} "instance=7,cntlid=1"
+	NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v -S "$KD/host.key" -C "$KD/host.key"
+	[ "$RC" = 0 ] && [ "$OUT" = nvfab7 ] &&
+		[ "$ERR" = "nvfabctl: connect: options: $S,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" ] &&
+		[ "$(head -c ${#SKC} "$DEV")" = "$SKC" ]
+	result "-S, -C FILE: the secrets read from a 0600 key file, sent, not shown" $?
+	printf '%s' "$K1" >"$KD/nonl.key"
+	chmod 400 "$KD/nonl.key"
+	dry "a 0400 key file without a final newline" "$S,dhchap_secret=<hidden>" \
+		"${B[@]}" -S "$KD/nonl.key"
+	cp -p "$KD/host.key" "$KD/open.key"
+	chmod 640 "$KD/open.key"
+	expect_err "a key file readable by its group is refused, naming it and its mode" \
+		"key file $KD/open.key for --dhchap-secret has mode 0640: group and others must have no access (chmod 600)" \
+		connect "${B[@]}" -S "$KD/open.key"
+	chmod 606 "$KD/open.key"
+	expect_err "a key file others may write is refused" \
+		"key file $KD/open.key for --dhchap-ctrl-secret has mode 0606" \
+		connect "${B[@]}" -C "$KD/open.key"
+	ln -s "$KD/host.key" "$KD/link.key"
+	expect_err "a symbolic link is refused" \
+		"key file $KD/link.key for --dhchap-secret is a symbolic link: name the file itself" \
+		connect "${B[@]}" -S "$KD/link.key"
+	expect_err "a missing key file is refused with the system's reason" \
+		"key file $KD/none.key for --dhchap-secret: No such file or directory" \
+		connect "${B[@]}" -S "$KD/none.key"
+	expect_err "a directory is not a key file" \
+		"key file $KD for --dhchap-secret is not a regular file" connect "${B[@]}" -S "$KD"
+	: >"$KD/empty.key"
+	chmod 600 "$KD/empty.key"
+	expect_err "an empty key file is refused" "key file $KD/empty.key for --dhchap-secret is empty" \
+		connect "${B[@]}" -S "$KD/empty.key"
+	printf '%s\n%s\n' "$K1" "$K1" >"$KD/two.key"
+	chmod 600 "$KD/two.key"
+	expect_err "a key file of two lines is refused" \
+		"key file $KD/two.key for --dhchap-secret holds more than one line" \
+		connect "${B[@]}" -S "$KD/two.key"
+	printf '%s,hostnqn=nqn.x:evil\n' "$K1" >"$KD/comma.key"
+	chmod 600 "$KD/comma.key"
+	expect_err "a ',' in a key file cannot inject a key either" \
+		"invalid --dhchap-secret: must not contain ','" connect "${B[@]}" -S "$KD/comma.key"
+	cp -p "$KD/host.key" "$KD/nobody.key"
+	chown 65534 "$KD/nobody.key"
+	expect_err "a key file not owned by root is refused" \
+		"key file $KD/nobody.key for --dhchap-secret is owned by uid 65534: it must be owned by root" \
+		connect "${B[@]}" -S "$KD/nobody.key"
+}
+if [ "$(id -u)" = 0 ]; then
+	key_file_tests
+else
+	for i in $(seq 11); do
+		ktap_skip "key file check $i" "not root: a key file must be owned by root"
+	done
+fi
 if [ -n "$SHIM" ]; then
 	prefill ${#S} "instance=5,cntlid=1"
 	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_LOG=$TMP/wlog LD_PRELOAD=$SHIM \
