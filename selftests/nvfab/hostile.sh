@@ -422,6 +422,67 @@ sc_chap_fault() { # SCENARIO KERNEL-TEXT
 	check "kernel names it: '$ktext'" dmesg_grep "queue 0: authentication: .*$ktext"
 }
 
+# sc_chap_rounds NAME ERRTEXT KTEXT: a DH-HMAC-CHAP scenario whose
+# misbehaviour races with the host's own steps, NVFAB_EARLY_ROUNDS
+# connects (50 by default, 10 in the stock guest). Each connect must fail
+# at once (not by a timeout), with ERRTEXT (if any) from the write, the
+# kernel's 'queue 0: ... KTEXT', and no controller left, nothing freed
+# twice.
+#   chap-late: the transaction succeeds, and right after its last
+#     CapsuleResp the target sends the Challenge again, in a C2HData for
+#     the CID of the Authentication Receive that carried it: a message for
+#     a queue that is no longer authenticating, arriving while the host
+#     leaves that state. The CID names no command in flight: a fatal error
+#     for the queue on arrival.
+#   chap-close: the target closes the connection right after the
+#     Challenge: the host's Reply is failed (a path-related status, or
+#     cancelled) while it computes or sends it. ECONNRESET, not
+#     EKEYREJECTED: nothing refused the key, and a reconnect that fails
+#     this way must try again instead of removing the controller.
+sc_chap_rounds() {
+	local sc=$1 etext=$2 ktext=$3 i rc n=${NVFAB_EARLY_ROUNDS:-50}
+	local refused=0 live=0 slow=0 max=0
+
+	chap_keys
+	target_start "$sc" --count "$n" --dhchap-key "$CHAP_HKEY" \
+		--dhchap-ctrl-key "$CHAP_CKEY" ||
+		{ fail "target did not start"; CONNECT_EXTRA=; return; }
+	: >"$LOGDIR/connect.err"
+	for ((i = 0; i < n; i++)); do
+		connect_start
+		connect_wait 20000
+		rc=$?
+		if [ "$rc" = 124 ]; then
+			slow=$((slow + 1))
+			continue
+		fi
+		[ "$CONNECT_MS" -gt "$max" ] && max=$CONNECT_MS
+		if [ "$rc" = 0 ]; then
+			live=$((live + 1))
+			delete_ctrl
+		else
+			refused=$((refused + 1))
+		fi
+		[ "$i" = 0 ] && chap_no_auth && break
+	done
+	CONNECT_EXTRA=
+	if chap_no_auth; then
+		SKIP_WHY="nvfab built without nvme-auth"
+		return
+	fi
+	ktap_diag "  $n connects: $refused refused, $live live, $slow still blocked after 20 s; slowest $max ms"
+	ktap_diag "  connect: $(sort "$LOGDIR/connect.err" | uniq -c | sort -rn | head -n 3 | tr -s ' ' | tr '\n' ';')"
+	check "every connect refused ($refused of $n)" test "$refused" = "$n"
+	check "each refused on arrival, within 10 s (slowest $max ms)" \
+		test "$max" -lt 10000
+	[ -z "$etext" ] ||
+		check "each with '$etext'" \
+			test "$(grep -c -F "$etext" "$LOGDIR/connect.err")" = "$n"
+	check "target misbehaved $n times" misbehaved "$n"
+	check "kernel names it: 'queue 0: ... $ktext'" dmesg_grep "queue 0:" "$ktext"
+	check "no controller left" no_ctrls
+}
+
 # io_scenario NAME PDU read|write [CID]: a protocol violation on one
 # command; the kernel's line names PDU and CID (default "CID 0x").
 io_scenario() {
@@ -951,7 +1012,7 @@ trap cleanup EXIT
 require_root
 command -v python3 >/dev/null || ksft_skip_all "python3 missing"
 ktap_header
-ktap_set_plan 44
+ktap_set_plan 46
 dmesg_canary_start
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
@@ -996,6 +1057,9 @@ run_scenario "chap-failure1" sc_chap_fault chap-failure1 "the controller refused
 run_scenario "chap-wrong-host" sc_chap_fault chap-wrong-host "refused the host's response \\(Failure1"
 run_scenario "chap-bad-r2" sc_chap_fault chap-bad-r2 "the controller's response is wrong"
 run_scenario "chap-no-r2" sc_chap_fault chap-no-r2 "RVALID clear"
+run_scenario "chap-late" sc_chap_rounds chap-late "" "C2HData for CID 0x[0-9a-f]+"
+run_scenario "chap-close" sc_chap_rounds chap-close "Connection reset by peer" \
+	"authentication: the connection closed before the transaction ended \(Reply\)"
 run_scenario "stale-aer" sc_stale_aer
 run_scenario "stall-connect" sc_stall_connect
 run_scenario "stall-first-read" sc_stall_first_read

@@ -103,8 +103,39 @@ struct nvfab_auth_tx {
 	blk_mq_req_flags_t		flags;
 };
 
-/* Authentication Send (Fabrics command type 05h): @len bytes of @buf. */
-static int nvfab_auth_send(struct nvfab_auth_tx *tx, size_t len)
+/*
+ * What the result @ret of an Authentication Send or Receive (@what names
+ * it) means for the transaction, decided here only: an NVMe status the
+ * controller set is a refusal (-EKEYREJECTED); a path-related status,
+ * which the host sets when it fails a command of a queue being torn down,
+ * and a cancelled command (-EINTR) mean the connection closed during the
+ * transaction (-ECONNRESET: nothing says the key was refused; nvmet may
+ * close right after queueing its Failure1, which is then never sent);
+ * any other errno is returned as it is.
+ */
+static int nvfab_auth_cmd_errno(struct nvfab_auth_tx *tx, const char *what,
+				int ret)
+{
+	struct nvfab_ctrl *ctrl = tx->ctrl;
+
+	if (ret > 0 && (ret & NVME_SCT_MASK) != NVME_SCT_PATH) {
+		dev_err(ctrl->device, "queue %d: authentication: %s failed with status 0x%x\n",
+			tx->qid, what, ret);
+		return -EKEYREJECTED;
+	}
+	if (ret > 0 || ret == -EINTR) {
+		dev_err(ctrl->device, "queue %d: authentication: the connection closed before the transaction ended (%s)\n",
+			tx->qid, what);
+		return -ECONNRESET;
+	}
+	return ret;
+}
+
+/*
+ * Authentication Send (Fabrics command type 05h): @len bytes of @buf.
+ * Returns 0, an NVMe status (> 0) or a negative errno.
+ */
+static int nvfab_auth_submit_send(struct nvfab_auth_tx *tx, size_t len)
 {
 	struct nvfab_ctrl *ctrl = tx->ctrl;
 	struct nvme_command c = { };
@@ -121,9 +152,21 @@ static int nvfab_auth_send(struct nvfab_auth_tx *tx, size_t len)
 				     tx->flags);
 }
 
-/* Authentication Receive (type 06h): up to NVFAB_AUTH_RECV_MAX bytes. */
-static int nvfab_auth_receive(struct nvfab_auth_tx *tx)
+/* The Send of message @what: 0 or a negative errno (nvfab_auth_cmd_errno()). */
+static int nvfab_auth_send(struct nvfab_auth_tx *tx, size_t len,
+			   const char *what)
 {
+	return nvfab_auth_cmd_errno(tx, what, nvfab_auth_submit_send(tx, len));
+}
+
+/*
+ * Authentication Receive (type 06h) of the message @what, up to
+ * NVFAB_AUTH_RECV_MAX bytes: 0 or a negative errno (nvfab_auth_cmd_errno()).
+ */
+static int nvfab_auth_receive(struct nvfab_auth_tx *tx, const char *what)
+{
+	int ret;
+
 	struct nvfab_ctrl *ctrl = tx->ctrl;
 	struct nvme_command c = { };
 
@@ -134,10 +177,11 @@ static int nvfab_auth_receive(struct nvfab_auth_tx *tx)
 	c.auth_receive.spsp0 = 0x01;
 	c.auth_receive.spsp1 = 0x01;
 	c.auth_receive.al = cpu_to_le32(NVFAB_AUTH_RECV_MAX);
-	return nvfab_submit_sync_cmd(tx->qid ? ctrl->connect_q : ctrl->admin_q,
-				     &c, NULL, tx->buf, NVFAB_AUTH_RECV_MAX,
-				     tx->qid ? tx->qid : NVME_QID_ANY, false,
-				     tx->flags);
+	ret = nvfab_submit_sync_cmd(tx->qid ? ctrl->connect_q : ctrl->admin_q,
+				    &c, NULL, tx->buf, NVFAB_AUTH_RECV_MAX,
+				    tx->qid ? tx->qid : NVME_QID_ANY, false,
+				    tx->flags);
+	return nvfab_auth_cmd_errno(tx, what, ret);
 }
 
 /*
@@ -147,7 +191,7 @@ static int nvfab_auth_receive(struct nvfab_auth_tx *tx)
 static void nvfab_auth_fail2(struct nvfab_auth_tx *tx, u8 reason)
 {
 	nvfab_auth_build_failure2(tx->buf, tx->t_id, reason);
-	nvfab_auth_send(tx, sizeof(struct nvmf_auth_dhchap_failure_data));
+	nvfab_auth_submit_send(tx, sizeof(struct nvmf_auth_dhchap_failure_data));
 }
 
 /*
@@ -412,12 +456,8 @@ static int nvfab_auth_reply(struct nvfab_auth_tx *tx, size_t len,
 	}
 	nvfab_auth_build_reply(tx->buf, tx->t_id, tx->ch.hl, r1, tx->c2,
 			       tx->s2, tx->host_pub, tx->dh_len);
-	ret = nvfab_auth_send(tx, nvfab_auth_reply_len(tx->ch.hl, tx->dh_len));
-	if (ret > 0) {
-		dev_err(ctrl->device, "queue %d: authentication: Reply refused: status 0x%x\n",
-			tx->qid, ret);
-		ret = -EKEYREJECTED;
-	}
+	ret = nvfab_auth_send(tx, nvfab_auth_reply_len(tx->ch.hl, tx->dh_len),
+			      "Reply");
 out:
 	kfree_sensitive(ca);
 	kfree_sensitive(r1);
@@ -471,9 +511,8 @@ static int nvfab_auth_success(struct nvfab_auth_tx *tx, size_t len,
 		goto out;
 	}
 	nvfab_auth_build_success2(tx->buf, tx->t_id);
-	ret = nvfab_auth_send(tx, sizeof(struct nvmf_auth_dhchap_success2_data));
-	if (ret > 0)
-		ret = -EKEYREJECTED;
+	ret = nvfab_auth_send(tx, sizeof(struct nvmf_auth_dhchap_success2_data),
+			      "Success2");
 out:
 	kfree_sensitive(ca);
 	kfree_sensitive(want);
@@ -546,11 +585,12 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 	ret = nvfab_auth_build_negotiate(tx.buf, tx.t_id,
 					 &nvfab_auth_default_offer);
 	if (!ret)
-		ret = nvfab_auth_send(&tx, nvfab_auth_negotiate_len());
+		ret = nvfab_auth_send(&tx, nvfab_auth_negotiate_len(),
+				      "Negotiate");
 	if (!ret)
-		ret = nvfab_auth_receive(&tx);
+		ret = nvfab_auth_receive(&tx, "Challenge");
 	if (ret)
-		goto out_status;
+		goto out_unlock;
 	/*
 	 * The Receive's data is AL bytes, zeroed first: the message's own
 	 * lengths (HL, DHVLEN) are checked against AL.
@@ -559,10 +599,10 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 	if (ret > 0)
 		goto out_fail2;
 	if (ret)
-		goto out_status;
-	ret = nvfab_auth_receive(&tx);
+		goto out_unlock;
+	ret = nvfab_auth_receive(&tx, "Success1");
 	if (ret)
-		goto out_status;
+		goto out_unlock;
 	ret = nvfab_auth_success(&tx, NVFAB_AUTH_RECV_MAX, kc);
 	if (ret > 0)
 		goto out_fail2;
@@ -571,29 +611,11 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 			qid, nvme_auth_hmac_name(tx.ch.hash_id),
 			nvme_auth_dhgroup_name(tx.ch.dh_id),
 			kc ? ", bidirectional" : "");
-	goto out_status;
+	goto out_unlock;
 
 out_fail2:
 	nvfab_auth_fail2(&tx, ret);
 	ret = -EKEYREJECTED;
-out_status:
-	if (ret > 0 && (ret & NVME_SCT_MASK) != NVME_SCT_PATH) {
-		dev_err(ctrl->device, "queue %d: authentication: command failed with status 0x%x\n",
-			qid, ret);
-		ret = -EKEYREJECTED;
-	} else if (ret == -EINTR || ret > 0) {
-		/*
-		 * The queue was torn down under the transaction (a
-		 * cancelled command, or a path-related status, which the
-		 * host sets itself): the controller closed the connection
-		 * (nvmet may do so right after queueing its Failure1, which
-		 * is then never sent) or error recovery started. Nothing
-		 * says the key was refused.
-		 */
-		dev_err(ctrl->device, "queue %d: authentication: the connection closed before the transaction ended\n",
-			qid);
-		ret = -ECONNRESET;
-	}
 out_unlock:
 	nvfab_auth_tx_free(&tx);
 	nvme_auth_free_key(kh);

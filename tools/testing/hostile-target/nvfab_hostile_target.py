@@ -212,6 +212,14 @@ SCENARIOS = {
                            "Connect on (a reset's, a reconnect's)",
     "chap-ok": "DH-HMAC-CHAP on every queue with --dhchap-key (and "
                "--dhchap-ctrl-key), SHA-256 and ffdhe2048, all right",
+    "chap-close": "DH-HMAC-CHAP as chap-ok; the connection closes right "
+                  "after the admin queue's first Challenge (the host's "
+                  "Reply finds its queue gone)",
+    "chap-late": "DH-HMAC-CHAP as chap-ok; once the admin queue's first "
+                 "transaction is over, right after its last CapsuleResp, "
+                 "its Challenge again in a C2HData for the CID of the "
+                 "Authentication Receive that carried it (a controller "
+                 "message for a queue that is no longer authenticating)",
     "stall-first-read": "never answer the first Read on an I/O queue",
     "ns-not-ready": "NS-changed AEN, then Identify NS says Not Ready",
     "ana-groups": "ANA on, with --ana-groups groups in the ANA log",
@@ -447,6 +455,8 @@ class Completion:
         self.result = result
         self.data = data
         self.short = short      # send only this many data bytes, no LAST
+        self.trailer = ()       # PDUs sent right after the CapsuleResp
+        self.close = False      # then close the connection
 
     @classmethod
     def error(cls, sc, dnr=True):
@@ -928,6 +938,7 @@ class Connection:
         self.writes = {}                 # ttag -> PendingWrite
         self.authreq = 0                 # AUTHREQ of this queue's Connect
         self.auth = None                 # its dhchap.Transaction
+        self.auth_first_recv = None      # (CID, data) of its first Receive
         self.next_ttag = 0
         self.held = []                   # commands never answered
 
@@ -1176,7 +1187,7 @@ class Connection:
         sc = self.scenario
         cid = cmd.cid
         if comp.status or not cmd.reads():
-            self.send(self.rsp_pdu(cid, comp))
+            self.send(self.rsp_pdu(cid, comp), *comp.trailer)
             self.after_write(cmd)
             if self.qid == 0 and cmd.opcode == FABRICS and \
                     cmd.fctype == FCT_CONNECT and not comp.status:
@@ -1196,7 +1207,10 @@ class Connection:
                       self.rsp_pdu(cid, comp))
             return
         if not self.qid or cmd.opcode != IO_READ:
-            self.send(self.c2h_pdu(cid, 0, data), self.rsp_pdu(cid, comp))
+            self.send(self.c2h_pdu(cid, 0, data), self.rsp_pdu(cid, comp),
+                      *comp.trailer)
+            if comp.close:
+                raise EOFError
             return
         self.complete_read(cmd, comp, data)
 
@@ -1262,6 +1276,14 @@ class Connection:
             else:
                 al, = struct.unpack_from("<I", cmd.sqe, 44)
                 comp = Completion(data=tx.receive(al))
+                if self.auth_first_recv is None:
+                    self.auth_first_recv = (cmd.cid, comp.data)
+                    if self.qid == 0 and \
+                            self.scenario.take("chap-close"):
+                        comp.close = True
+                        self.scenario.record(
+                            "chap-close queue 0: closed after the "
+                            "Challenge (CID 0x%x)" % cmd.cid)
         except dhchap.AuthError as e:
             log("target: %s: queue %d: authentication: %s" %
                 (self.scenario.name, self.qid, e))
@@ -1275,6 +1297,14 @@ class Connection:
                                                         self.qid))
             self.authreq = 0
             self.auth = None
+            if self.qid == 0 and self.scenario.take("chap-late"):
+                cid, data = self.auth_first_recv
+                comp.trailer = (self.c2h_pdu(cid, 0, data),)
+                self.scenario.record(
+                    "chap-late queue 0: the Challenge again, in a C2HData "
+                    "for CID 0x%x (its Authentication Receive), after the "
+                    "transaction's last CapsuleResp (CID 0x%x)" %
+                    (cid, cmd.cid))
         return comp
 
     def connect(self, cmd):
@@ -1348,7 +1378,8 @@ class Connection:
         elif qid > 0 and sc.take("auth-required-io"):
             self.authreq = AUTHREQ_ATR
         keys = self.target.dhchap_keys
-        if keys[0] and (sc.name == "chap-ok" or sc.name in dhchap.FAULTS):
+        if keys[0] and (sc.name in ("chap-ok", "chap-late", "chap-close") or
+                        sc.name in dhchap.FAULTS):
             fault = sc.name if qid == 0 and sc.take(*dhchap.FAULTS) \
                 else None
             self.authreq = AUTHREQ_ATR
