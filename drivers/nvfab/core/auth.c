@@ -38,6 +38,7 @@
 #include <crypto/algapi.h>
 #include <crypto/hash.h>
 #include <crypto/kpp.h>
+#include <kunit/visibility.h>
 #include <linux/nvme-auth.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
@@ -679,6 +680,7 @@ int nvfab_auth_set_keys(struct nvfab_ctrl *ctrl, const char *host_secret,
 	nvme_auth_free_key(kc);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_auth_set_keys);
 
 /**
  * nvfab_auth_free_keys() - drop the controller's keys
@@ -693,6 +695,7 @@ void nvfab_auth_free_keys(struct nvfab_ctrl *ctrl)
 	ctrl->host_key = NULL;
 	ctrl->ctrl_key = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_auth_free_keys);
 
 /**
  * nvfab_auth_show_secret() - the dhchap_secret or dhchap_ctrl_secret
@@ -720,6 +723,7 @@ ssize_t nvfab_auth_show_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
 	mutex_unlock(&ctrl->auth_lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_auth_show_secret);
 
 /* Re-authenticate every connected queue, the admin queue first. */
 static int nvfab_auth_reauth(struct nvfab_ctrl *ctrl)
@@ -797,3 +801,4 @@ int nvfab_auth_change_secret(struct nvfab_ctrl *ctrl, bool ctrl_key,
 	dev_info(ctrl->device, "re-authenticating controller\n");
 	return nvfab_auth_reauth(ctrl);
 }
+EXPORT_SYMBOL_IF_KUNIT(nvfab_auth_change_secret);
