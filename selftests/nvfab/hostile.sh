@@ -440,41 +440,24 @@ sc_chap_fault() { # SCENARIO KERNEL-TEXT
 #     EKEYREJECTED: nothing refused the key, and a reconnect that fails
 #     this way must try again instead of removing the controller.
 sc_chap_rounds() {
-	local sc=$1 etext=$2 ktext=$3 i rc n=${NVFAB_EARLY_ROUNDS:-50}
-	local refused=0 live=0 slow=0 max=0
+	local sc=$1 etext=$2 ktext=$3 n=${NVFAB_EARLY_ROUNDS:-50}
 
 	chap_keys
 	target_start "$sc" --count "$n" --dhchap-key "$CHAP_HKEY" \
 		--dhchap-ctrl-key "$CHAP_CKEY" ||
 		{ fail "target did not start"; CONNECT_EXTRA=; return; }
 	: >"$LOGDIR/connect.err"
-	for ((i = 0; i < n; i++)); do
-		connect_start
-		connect_wait 20000
-		rc=$?
-		if [ "$rc" = 124 ]; then
-			slow=$((slow + 1))
-			continue
-		fi
-		[ "$CONNECT_MS" -gt "$max" ] && max=$CONNECT_MS
-		if [ "$rc" = 0 ]; then
-			live=$((live + 1))
-			delete_ctrl
-		else
-			refused=$((refused + 1))
-		fi
-		[ "$i" = 0 ] && chap_no_auth && break
-	done
+	connect_rounds "$n" chap_no_auth
 	CONNECT_EXTRA=
 	if chap_no_auth; then
 		SKIP_WHY="nvfab built without nvme-auth"
 		return
 	fi
-	ktap_diag "  $n connects: $refused refused, $live live, $slow still blocked after 20 s; slowest $max ms"
+	ktap_diag "  $n connects: $REFUSED refused, $LIVE live, $SLOW still blocked after 20 s; slowest $MAX ms"
 	ktap_diag "  connect: $(sort "$LOGDIR/connect.err" | uniq -c | sort -rn | head -n 3 | tr -s ' ' | tr '\n' ';')"
-	check "every connect refused ($refused of $n)" test "$refused" = "$n"
-	check "each refused on arrival, within 10 s (slowest $max ms)" \
-		test "$max" -lt 10000
+	check "every connect refused ($REFUSED of $n)" test "$REFUSED" = "$n"
+	check "each refused on arrival, within 10 s (slowest $MAX ms)" \
+		test "$MAX" -lt 10000
 	[ -z "$etext" ] ||
 		check "each with '$etext'" \
 			test "$(grep -c -F "$etext" "$LOGDIR/connect.err")" = "$n"
@@ -513,6 +496,34 @@ io_scenario() {
 	check "data still right" same_data
 }
 
+# connect_rounds N [STOP]: N connects to the running target, one after
+# the other, each given 20 s; a live one is deleted again. Sets REFUSED,
+# LIVE, SLOW (still blocked after 20 s) and MAX (the slowest, ms). STOP,
+# a command, ends the rounds early when it succeeds after the first.
+connect_rounds() {
+	local i rc n=$1 stop=${2:-}
+
+	REFUSED=0 LIVE=0 SLOW=0 MAX=0
+	for ((i = 0; i < n; i++)); do
+		connect_start
+		connect_wait 20000
+		rc=$?
+		if [ "$rc" = 124 ]; then
+			SLOW=$((SLOW + 1))
+			continue
+		fi
+		[ "$CONNECT_MS" -gt "$MAX" ] && MAX=$CONNECT_MS
+		if [ "$rc" = 0 ]; then
+			LIVE=$((LIVE + 1))
+			delete_ctrl
+		else
+			REFUSED=$((REFUSED + 1))
+		fi
+		[ "$i" = 0 ] && [ -n "$stop" ] && $stop && break
+	done
+	return 0
+}
+
 # sc_early NAME PATTERN...: the target sends, before the host has sent
 # any command, a PDU or CQE for CID 0: NVMe/TCP in the segment of its
 # ICResp (early-pdu: a CapsuleResp, a C2HData, an R2T in turn), NVMe/RDMA
@@ -531,30 +542,15 @@ io_scenario() {
 # report). Each PATTERN is a line the kernel must have logged ('queue 0:
 # ... PATTERN').
 sc_early() {
-	local sc=$1 i rc n=${NVFAB_EARLY_ROUNDS:-50} refused=0 live=0 slow=0 max=0 p
+	local sc=$1 n=${NVFAB_EARLY_ROUNDS:-50} p
 
 	shift
 	target_start "$sc" --count "$n" || { fail "target did not start"; return; }
-	for ((i = 0; i < n; i++)); do
-		connect_start
-		connect_wait 20000
-		rc=$?
-		if [ "$rc" = 124 ]; then
-			slow=$((slow + 1))
-			continue
-		fi
-		[ "$CONNECT_MS" -gt "$max" ] && max=$CONNECT_MS
-		if [ "$rc" = 0 ]; then
-			live=$((live + 1))
-			delete_ctrl
-		else
-			refused=$((refused + 1))
-		fi
-	done
-	ktap_diag "  $n connects: $refused refused, $live live, $slow still blocked after 20 s; slowest $max ms"
-	check "every connect refused ($refused of $n)" test "$refused" = "$n"
-	check "each refused on arrival, within 5 s (slowest $max ms)" \
-		test "$max" -lt 5000
+	connect_rounds "$n"
+	ktap_diag "  $n connects: $REFUSED refused, $LIVE live, $SLOW still blocked after 20 s; slowest $MAX ms"
+	check "every connect refused ($REFUSED of $n)" test "$REFUSED" = "$n"
+	check "each refused on arrival, within 5 s (slowest $MAX ms)" \
+		test "$MAX" -lt 5000
 	check "target misbehaved $n times" misbehaved "$n"
 	for p in "$@"; do
 		check "kernel names it: 'queue 0: ... $p'" dmesg_grep "queue 0:" "$p"
