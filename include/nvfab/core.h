@@ -430,7 +430,7 @@ struct nvfab_ctrl {
 	u32				kato;		/* seconds */
 	bool				sqflow_disabled;
 	bool				sqflow_refused;
-	struct mutex			auth_lock;
+	struct mutex			auth_lock;	/* keys, transactions */
 	struct nvme_dhchap_key		*host_key;
 	struct nvme_dhchap_key		*ctrl_key;
 	u32				nn;

@@ -69,7 +69,7 @@ char *nvf_key_file_read(const char *name, const char *path)
 			path, name, (unsigned int)st.st_uid);
 		goto out_close;
 	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+	if (st.st_mode & 077) {	/* group or others */
 		nvf_err("key file %s for --%s has mode %04o: group and others must have no access (chmod 600)",
 			path, name, (unsigned int)(st.st_mode & 07777));
 		goto out_close;

@@ -479,7 +479,7 @@ static int nvfab_auth_success(struct nvfab_auth_tx *tx, size_t len,
 	int ret;
 
 	ret = nvfab_auth_check_success1(tx->buf, len, tx->t_id, tx->ch.hl,
-					kc != NULL, &r2, &failure, &why);
+					!!kc, &r2, &failure, &why);
 	if (ret == -EKEYREJECTED) {
 		dev_err(ctrl->device, "queue %d: authentication: the controller refused the host's response (Failure1, reason 0x%x)\n",
 			tx->qid, failure);
@@ -596,7 +596,7 @@ int nvfab_auth_queue(struct nvfab_ctrl *ctrl, int qid)
 	 * The Receive's data is AL bytes, zeroed first: the message's own
 	 * lengths (HL, DHVLEN) are checked against AL.
 	 */
-	ret = nvfab_auth_reply(&tx, NVFAB_AUTH_RECV_MAX, kh, kc != NULL);
+	ret = nvfab_auth_reply(&tx, NVFAB_AUTH_RECV_MAX, kh, !!kc);
 	if (ret > 0)
 		goto out_fail2;
 	if (ret)
