@@ -102,7 +102,8 @@ enum nvfab_queue_state {
  * @ctrl:	the controller the request belongs to
  * @start_ns:	when a multipath request was sent (ktime_get_ns())
  * @host_claim: bit 0 set, atomically, by whoever completes a started
- *		request on the host's behalf (a cancel, a failed non-ready
+ *		request: the target's completion (nvfab_try_complete_req())
+ *		or the host on its behalf (a cancel, a failed non-ready
  *		request, a send that could not be posted), so that exactly
  *		one of them completes it; see nvfab_claim_host_completion().
  *		Cleared before each start

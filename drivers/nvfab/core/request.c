@@ -126,14 +126,28 @@ EXPORT_SYMBOL_NVFAB(nvfab_complete_rq);
  * @status: CQE status field, little endian, phase bit included
  * @result: CQE Dword 0/1
  *
+ * The target's completion claims the request as the host's own do
+ * (nvfab_claim_host_completion()): a request completes once, whoever is
+ * first. Without that, a cancel could complete a request the target had
+ * completed: blk_mq_tagset_busy_iter() holds a reference to a request it
+ * saw started, and its owner may complete and free it (state COMPLETE,
+ * then IDLE) before nvfab_cancel_request() looks, which then found it
+ * neither completed nor claimed and completed it again, calling the
+ * synchronous waiter's end_io on a stack frame that was gone (KASAN:
+ * out-of-bounds in complete() from blk_end_sync_rq(), hostile.sh's
+ * chap-close).
+ *
  * Context: any context.
- * Return: true (the request is completed, possibly on another CPU).
+ * Return: true if the request is completed (possibly on another CPU);
+ * false if the host completed it already, and the CQE is dropped.
  */
 bool nvfab_try_complete_req(struct request *rq, __le16 status,
 			    union nvme_result result)
 {
 	struct nvfab_request *req = nvfab_req(rq);
 
+	if (!nvfab_claim_host_completion(rq))
+		return false;
 	req->status = le16_to_cpu(status) >> 1;
 	req->result = result;
 	nvfab_req_done(rq);
@@ -153,7 +167,8 @@ EXPORT_SYMBOL_NVFAB(nvfab_try_complete_req);
  * transport's fail_work, each after stopping the queue so that the target
  * can no longer complete it), nvfab_fail_nonready() (->queue_rq on a queue
  * that such a stop has just taken down) and a transport's ->queue_rq that
- * started a request and then could not post its send. Each calls this
+ * started a request and then could not post its send; and the target's
+ * own completion (nvfab_try_complete_req()). Each calls this
  * first, and only the caller that gets true completes the request (or
  * hands it back to blk-mq with an error); the others leave it alone.
  * blk_mq_request_completed() alone is a check, then an act: two callers
