@@ -12,6 +12,7 @@
 #include <linux/cdev.h>
 #include <linux/device.h>
 #include <linux/hrtimer.h>
+#include <linux/key.h>
 #include <linux/kref.h>
 #include <linux/notifier.h>
 #include <linux/nvme.h>
@@ -323,6 +324,10 @@ struct nvme_dhchap_key;
  * @host_key:		dhchap_secret's key, or NULL (under @auth_lock)
  * @ctrl_key:		dhchap_ctrl_secret's key, or NULL: the controller
  *			is not authenticated by the host (under @auth_lock)
+ * @tls_pskid:		serial of the PSK the admin queue's TLS handshake
+ *			negotiated, 0 for none (yet); written by the transport
+ *			when it starts the admin queue, which the I/O queues
+ *			then offer; read locklessly (sysfs tls_key)
  * @nn:			Number of Namespaces
  * @sgls:		SGL Support
  * @oncs:		Optional NVM Command Support
@@ -434,6 +439,7 @@ struct nvfab_ctrl {
 	struct mutex			auth_lock;	/* keys, transactions */
 	struct nvme_dhchap_key		*host_key;
 	struct nvme_dhchap_key		*ctrl_key;
+	key_serial_t			tls_pskid;
 	u32				nn;
 	u32				sgls;
 	u16				oncs;

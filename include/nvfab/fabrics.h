@@ -10,6 +10,7 @@
 #define _NVFAB_FABRICS_H
 
 #include <linux/bits.h>
+#include <linux/key.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/types.h>
@@ -18,6 +19,7 @@
 struct device;
 struct module;
 struct nvfab_ctrl;
+struct key;
 
 /* NVMe over Fabrics 1.1, 7.2: an NQN is at most 223 bytes including NUL. */
 #define NVFAB_NQN_SIZE		223
@@ -77,6 +79,9 @@ struct nvfab_ctrl;
  * @NVFAB_OPT_DISCOVERY:	discovery
  * @NVFAB_OPT_DHCHAP_SECRET:	dhchap_secret=%s
  * @NVFAB_OPT_DHCHAP_CTRL_SECRET: dhchap_ctrl_secret=%s
+ * @NVFAB_OPT_TLS:		tls
+ * @NVFAB_OPT_KEYRING:		keyring=%d
+ * @NVFAB_OPT_TLS_KEY:		tls_key=%d
  *
  * The values are private to nvfab; transports use them to declare their
  * required and allowed options. Bit 6 is unused, as upstream (it was
@@ -108,7 +113,23 @@ enum nvfab_opt {
 	NVFAB_OPT_DISCOVERY		= BIT(22),
 	NVFAB_OPT_DHCHAP_SECRET		= BIT(23),
 	NVFAB_OPT_DHCHAP_CTRL_SECRET	= BIT(24),
+	NVFAB_OPT_TLS			= BIT(25),
+	NVFAB_OPT_KEYRING		= BIT(26),
+	NVFAB_OPT_TLS_KEY		= BIT(27),
 };
+
+/*
+ * What NVMe/TCP's secure channel needs of the kernel: the handshake upcall
+ * (tlshd does the TLS 1.3 handshake), kTLS and nvme-keyring (the .nvme
+ * keyring and its "psk" keys). Without them tls, keyring= and tls_key=
+ * are refused with -EOPNOTSUPP.
+ */
+#define NVFAB_HAVE_TLS	(IS_ENABLED(CONFIG_NET_HANDSHAKE) &&		\
+			 IS_ENABLED(CONFIG_TLS) &&			\
+			 IS_ENABLED(CONFIG_NVME_KEYRING))
+
+/* The options of NVMe/TCP's secure channel (TLS), for the TCP transport. */
+#define NVFAB_TLS_OPTS	(NVFAB_OPT_TLS | NVFAB_OPT_KEYRING | NVFAB_OPT_TLS_KEY)
 
 /* Options every request must carry, whatever the transport. */
 #define NVFAB_REQUIRED_OPTS	(NVFAB_OPT_TRANSPORT | NVFAB_OPT_NQN)
@@ -166,6 +187,12 @@ struct nvfab_host {
  *			freed with kfree_sensitive(), never shown but in the
  *			controller's 0600 sysfs file
  * @dhchap_ctrl_secret:	the controller's DH-HMAC-CHAP secret, or NULL
+ * @tls:		NVMe/TCP secure channel: a TLS 1.3 handshake (PSK) on
+ *			every queue before ICReq
+ * @keyring:		the keyring tlshd looks the PSK up in, referenced, or
+ *			NULL for the .nvme keyring (only with @tls)
+ * @tls_key:		the PSK to offer, referenced, or NULL to find it by
+ *			its identity (hostnqn, subsysnqn) (only with @tls)
  * @host:		host identity, referenced
  */
 struct nvfab_ctrl_options {
@@ -193,8 +220,28 @@ struct nvfab_ctrl_options {
 	bool			data_digest;
 	char			*dhchap_secret;
 	char			*dhchap_ctrl_secret;
+	bool			tls;
+	struct key		*keyring;
+	struct key		*tls_key;
 	struct nvfab_host	*host;
 };
+
+/**
+ * nvfab_tls_keyring_name() - the keyring a controller's PSK comes from
+ * @opts: parsed options
+ *
+ * Context: any.
+ * Return: the description of the keyring option's keyring, or ".nvme".
+ */
+static inline const char *
+nvfab_tls_keyring_name(const struct nvfab_ctrl_options *opts)
+{
+#if IS_ENABLED(CONFIG_KEYS)
+	if (opts->keyring)
+		return opts->keyring->description;
+#endif
+	return ".nvme";
+}
 
 /**
  * nvfab_max_reconnects() - reconnect attempts before the controller is lost
@@ -246,6 +293,7 @@ struct nvfab_transport_ops {
 int nvfab_register_transport(struct nvfab_transport_ops *ops);
 void nvfab_unregister_transport(struct nvfab_transport_ops *ops);
 void nvfab_free_options(struct nvfab_ctrl_options *opts);
+key_serial_t nvfab_tls_find_psk(const struct nvfab_ctrl_options *opts);
 bool nvfab_opts_same_path(const struct nvfab_ctrl_options *a,
 			  const struct nvfab_ctrl_options *b,
 			  const char *default_trsvcid);

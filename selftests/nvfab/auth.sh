@@ -19,6 +19,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
+. "$(dirname "$0")/sec_lib.sh"
 
 HOSTNQN=nqn.2014-08.org.nvmexpress:uuid:5e0c1a6b-6d7e-4f21-9a3c-2b8d4e6f7a81
 HOSTID=5e0c1a6b-6d7e-4f21-9a3c-2b8d4e6f7a81
@@ -96,33 +97,6 @@ target_keys() {
 		[ "$(cat "$HOSTCFS/dhchap_dhgroup")" = "$4" ]
 }
 
-ERR=
-# try_connect OPTS: nvfab connect with the host identity; ERR is what the
-# write of the options failed with (empty on success).
-try_connect() {
-	ERR=
-	CTRL=
-	if ! nvfab_connect ",hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=2$1" 2>/tmp/nvfab-auth.err; then
-		ERR=$(sed -n 's/.*: //p' /tmp/nvfab-auth.err | tail -n 1)
-		[ -n "$ERR" ] || ERR=failed
-		return 1
-	fi
-}
-
-# io_works: an 8 KiB write at LBA 0 reads back (every queue of the
-# controller authenticated: nvmet refuses a command on one that is not).
-io_works() {
-	local pat rd
-	pat=$(head -c 8192 /dev/urandom | base64 -w0 | head -c 8192)
-	printf '%s' "$pat" | dd of="$DEV" bs=8192 count=1 oflag=direct conv=notrunc 2>/dev/null || return 1
-	rd=$(dd if="$DEV" bs=8192 count=1 iflag=direct 2>/dev/null | head -c 8192)
-	[ "$rd" = "$pat" ]
-}
-
-no_ctrl() { [ "$(nvfab_ctrl_count)" = 0 ]; }
-
-delete_all() { nvfab_delete_all >/dev/null 2>&1; no_ctrl; }
-
 HKEY0=$(gen_key 0 "$HOSTNQN")
 HKEY1=$(gen_key 1 "$HOSTNQN")
 HKEY3=$(gen_key 3 "$HOSTNQN")
@@ -150,27 +124,6 @@ fi
 # which then fails with EIO after its admin timeout (3 s here) where nvfab
 # sees the Failure1 (EKEYREJECTED) or the closed connection
 # (ECONNRESET) at once.
-# kernel_try OPTS: the in-kernel host connects with the option string
-# nvfab got (the same grammar), written to /dev/nvme-fabrics as nvme-cli
-# does (nvme-cli's message does not name the errno); KERR: its error.
-KERR=
-kernel_try() {
-	local o
-	KERR=
-	o="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$NVMET_TRSVCID"
-	o="$o,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN,hostnqn=$HOSTNQN"
-	o="$o,hostid=$HOSTID,nr_io_queues=2$1"
-	if { exec 4<>/dev/nvme-fabrics && printf '%s' "$o" >&4; } 2>/tmp/nvfab-auth.kout; then
-		exec 4>&-
-		nvme_kdisconnect
-		return 0
-	fi
-	exec 4>&-
-	KERR=$(sed -n 's/.*: //p' /tmp/nvfab-auth.kout | tail -n 1)
-	[ -n "$KERR" ] || KERR=failed
-	nvme_kdisconnect
-	return 1
-}
 DEVIATIONS=0
 RIGHT=connected
 REJECTED="Key was rejected by service"

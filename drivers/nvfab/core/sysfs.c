@@ -6,6 +6,7 @@
 #include <kunit/visibility.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/key.h>
 #include <linux/mutex.h>
 #include <linux/sysfs.h>
 
@@ -392,6 +393,64 @@ static ssize_t dhchap_ctrl_secret_store(struct device *dev,
 }
 static DEVICE_ATTR_ADMIN_RW(dhchap_ctrl_secret);
 
+/*
+ * tls_key, tls_configured_key, tls_keyring: the NVMe/TCP secure channel, as
+ * the in-kernel host shows it (key serials in hex); only on a controller
+ * connected with tls, and the last two only when that option was given.
+ */
+static ssize_t tls_key_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	key_serial_t id = READ_ONCE(to_ctrl(dev)->tls_pskid);
+
+	if (!id)
+		return 0;
+	return sysfs_emit(buf, "%08x\n", id);
+}
+static DEVICE_ATTR_RO(tls_key);
+
+static ssize_t tls_configured_key_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	return sysfs_emit(buf, "%08x\n",
+			  key_serial(to_ctrl(dev)->opts->tls_key));
+}
+static DEVICE_ATTR_RO(tls_configured_key);
+
+static ssize_t tls_keyring_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", nvfab_tls_keyring_name(to_ctrl(dev)->opts));
+}
+static DEVICE_ATTR_RO(tls_keyring);
+
+static struct attribute *nvfab_tls_attrs[] = {
+	&dev_attr_tls_key.attr,
+	&dev_attr_tls_configured_key.attr,
+	&dev_attr_tls_keyring.attr,
+	NULL
+};
+
+static umode_t nvfab_tls_attr_visible(struct kobject *kobj,
+				      struct attribute *a, int n)
+{
+	struct nvfab_ctrl_options *opts = to_ctrl(kobj_to_dev(kobj))->opts;
+
+	if (!opts->tls)
+		return 0;
+	if (a == &dev_attr_tls_configured_key.attr && !opts->tls_key)
+		return 0;
+	if (a == &dev_attr_tls_keyring.attr && !opts->keyring)
+		return 0;
+	return a->mode;
+}
+
+static const struct attribute_group nvfab_tls_attr_group = {
+	.attrs = nvfab_tls_attrs,
+	.is_visible = nvfab_tls_attr_visible,
+};
+
 static struct attribute *nvfab_ctrl_attrs[] = {
 	&dev_attr_state.attr,
 	&dev_attr_transport.attr,
@@ -497,6 +556,7 @@ const struct attribute_group nvfab_peer_attr_group = {
 
 const struct attribute_group *nvfab_ctrl_attr_groups[] = {
 	&nvfab_ctrl_attr_group,
+	&nvfab_tls_attr_group,
 	&nvfab_peer_attr_group,
 	NULL
 };

@@ -120,7 +120,7 @@ static int nvfab_disc_check_nqn(const char *s, const char *what)
 	 NVFAB_OPT_RECONNECT_DELAY | NVFAB_OPT_CTRL_LOSS_TMO |		\
 	 NVFAB_OPT_FAIL_FAST_TMO | NVFAB_OPT_KATO | NVFAB_OPT_TOS |	\
 	 NVFAB_OPT_HDR_DIGEST | NVFAB_OPT_DATA_DIGEST |			\
-	 NVFAB_OPT_DISABLE_SQFLOW)
+	 NVFAB_OPT_DISABLE_SQFLOW | NVFAB_TLS_OPTS)
 
 static int nvfab_disc_check_io_opts(const char *s)
 {
@@ -134,7 +134,7 @@ static int nvfab_disc_check_io_opts(const char *s)
 		return -ENOMEM;
 	ret = nvfab_parse_options(opts, s);	/* it says what is wrong */
 	if (!ret && (opts->mask & ~NVFAB_DISC_IO_OPTS)) {
-		pr_err("connect_opts: only queue_size, nr_io_queues, nr_write_queues, nr_poll_queues, reconnect_delay, ctrl_loss_tmo, fast_io_fail_tmo, keep_alive_tmo, tos, hdr_digest, data_digest and disable_sqflow; the entry sets the rest\n");
+		pr_err("connect_opts: only queue_size, nr_io_queues, nr_write_queues, nr_poll_queues, reconnect_delay, ctrl_loss_tmo, fast_io_fail_tmo, keep_alive_tmo, tos, hdr_digest, data_digest, disable_sqflow, tls, keyring and tls_key; the entry sets the rest\n");
 		ret = -EINVAL;
 	}
 	nvfab_free_options(opts);	/* frees @opts too */

@@ -415,7 +415,9 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_dispatch_work);
  */
 static bool nvfab_disc_tcp_only(const char *opt)
 {
-	return !strcmp(opt, "hdr_digest") || !strcmp(opt, "data_digest");
+	return !strcmp(opt, "hdr_digest") || !strcmp(opt, "data_digest") ||
+	       !strcmp(opt, "tls") || str_has_prefix(opt, "keyring=") ||
+	       str_has_prefix(opt, "tls_key=");
 }
 
 /*
@@ -488,16 +490,17 @@ unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
  * given to nvfab-fabrics as values (nvfab_build_options()), never pasted
  * into an option string, so a ',' or '=' in them is part of the NQN or
  * address and adds no option. The only string parsed is the entry's
- * connect_opts, which its administrator wrote.
+ * connect_opts, which its administrator wrote. An entry whose port
+ * requires a secure channel gets the tls option.
  *
  * Context: may sleep.
  * Return: 0, or an error of nvfab_build_options(): -EINVAL (a value
  * nvfab-fabrics refuses, such as a host identity in use with another
  * Host NQN or ID), -EOPNOTSUPP, -ENOMEM.
  */
-VISIBLE_IF_KUNIT int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
-					   const struct nvfab_disc_entry *e,
-					   struct nvfab_ctrl_options *opts)
+int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
+			  const struct nvfab_disc_entry *e,
+			  struct nvfab_ctrl_options *opts)
 {
 	struct nvfab_opt_value v[4 + NVFAB_DISC_HOST_VALUES];
 	bool tcp = e->trtype == NVMF_TRTYPE_TCP;
@@ -519,6 +522,15 @@ VISIBLE_IF_KUNIT int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
 		return -ENOMEM;
 	ret = nvfab_build_options(opts, extra, v, n);
 	kfree(extra);
+	/*
+	 * A port that requires a secure channel gets TLS (the reconcile
+	 * let only NVMe/TCP's TLS 1.3 through): never the clear, whether
+	 * connect_opts says tls or not.
+	 */
+	if (!ret && nvfab_disc_needs_tls(e)) {
+		opts->tls = true;
+		opts->mask |= NVFAB_OPT_TLS;
+	}
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_io_options);

@@ -402,13 +402,17 @@ VISIBLE_IF_KUNIT int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_child_cfg);
 
-/*
- * Does the entry's port need a secure channel nvfab cannot give? TREQ
- * says "required" (NVMe over Fabrics 1.1, Figure 38), or the TCP port
- * offers TLS (TSAS SECTYPE) without saying it may be done without. Such
- * an entry is not connected in the clear: nvfab has no TLS yet.
+/**
+ * nvfab_disc_needs_tls() - does the entry's port need a secure channel?
+ * @e: a validated log entry
+ *
+ * TREQ says "required" (NVMe over Fabrics 1.1, Figure 38), or the TCP
+ * port offers TLS (TSAS SECTYPE) without saying it may be done without.
+ * Such an entry is never connected in the clear.
+ *
+ * Context: any.
  */
-static bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
+bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
 {
 	u8 sc = e->treq & NVME_TREQ_SECURE_CHANNEL_MASK;
 
@@ -417,6 +421,18 @@ static bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
 	return e->trtype == NVMF_TRTYPE_TCP &&
 	       e->sectype != NVMF_TCP_SECTYPE_NONE &&
 	       sc != NVMF_TREQ_NOT_REQUIRED;
+}
+
+/*
+ * Can nvfab give that secure channel? NVMe/TCP with TLS 1.3 (TSAS
+ * SECTYPE 2h), where nvfab was built with TLS: nvfab-tcp's tls option.
+ * Not TLS 1.2 (TP 8011 requires 1.3 of a host), nor a secure channel an
+ * RDMA or TCP port requires without naming TLS 1.3.
+ */
+static bool nvfab_disc_can_tls(const struct nvfab_disc_entry *e)
+{
+	return NVFAB_HAVE_TLS && e->trtype == NVMF_TRTYPE_TCP &&
+	       e->sectype == NVMF_TCP_SECTYPE_TLS13;
 }
 
 /*
@@ -458,7 +474,7 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
 		return NVFAB_DISC_REC_SKIPPED;
 	if (nvfab_disc_needs_tls(e)) {
 		if (rec->state != NVFAB_DISC_REC_NEEDS_TLS)
-			pr_info("%s: not following the referral to %s %s:%s: it requires a secure channel (TLS), which nvfab does not implement\n",
+			pr_info("%s: not following the referral to %s %s:%s: it requires a secure channel (TLS), which nvfab does not give a discovery controller it follows\n",
 				disc->name, nvfab_disc_trtype_name(e->trtype),
 				e->traddr, e->trsvcid);
 		return NVFAB_DISC_REC_NEEDS_TLS;
@@ -509,23 +525,53 @@ static int nvfab_disc_follow(struct nvfab_disc *disc,
  * @e: an NVM subsystem entry (SUBTYPE 2h) of a log
  *
  * Context: any (RCU read side for connect=match).
- * Return: NVFAB_DISC_REC_PENDING when it is to be connected;
+ * Return: NVFAB_DISC_REC_PENDING when it is to be connected (over TLS
+ * when its port requires it: nvfab_disc_io_options());
  * NVFAB_DISC_REC_SKIPPED for a transport other than TCP and RDMA, or one
  * the connect policy does not take; NVFAB_DISC_REC_NEEDS_TLS when its
- * port requires a secure channel (TREQ, TSAS), which nvfab lacks.
+ * port requires a secure channel (TREQ, TSAS) other than NVMe/TCP's TLS
+ * 1.3, or nvfab was built without TLS.
  */
 VISIBLE_IF_KUNIT int nvfab_disc_nvm_state(struct nvfab_disc_policy *policy,
 					  const struct nvfab_disc_entry *e)
 {
 	if (e->trtype != NVMF_TRTYPE_TCP && e->trtype != NVMF_TRTYPE_RDMA)
 		return NVFAB_DISC_REC_SKIPPED;
-	if (nvfab_disc_needs_tls(e))
+	if (nvfab_disc_needs_tls(e) && !nvfab_disc_can_tls(e))
 		return NVFAB_DISC_REC_NEEDS_TLS;
 	if (!nvfab_disc_policy_wants(policy, e->subnqn))
 		return NVFAB_DISC_REC_SKIPPED;
 	return NVFAB_DISC_REC_PENDING;
 }
 EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_nvm_state);
+
+/*
+ * An entry whose port requires TLS is connected over TLS only with a PSK
+ * for it (the host's, the subsystem's, in the keyring of the entry's
+ * connect options): without one it waits as needs-tls, judged again at
+ * each read, instead of failing a connect at each backoff. The options
+ * are built as the connect will build them. disc->lock held; sleeps.
+ */
+static int nvfab_disc_tls_ready(struct nvfab_disc *disc,
+				struct nvfab_disc_rec *rec)
+{
+	struct nvfab_ctrl_options *opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	bool psk;
+
+	/* options that do not build fail the connect, which says why */
+	if (!opts || nvfab_disc_io_options(&disc->root->cfg, &rec->e, opts)) {
+		nvfab_free_options(opts);
+		return NVFAB_DISC_REC_PENDING;
+	}
+	psk = nvfab_tls_find_psk(opts);
+	if (!psk && rec->state != NVFAB_DISC_REC_NEEDS_TLS)
+		pr_info("%s: not connecting %s at %s:%s: it requires TLS, and keyring %s has no PSK for host %s and it\n",
+			disc->name, rec->e.subnqn, rec->e.traddr,
+			rec->e.trsvcid,
+			nvfab_tls_keyring_name(opts), opts->host->nqn);
+	nvfab_free_options(opts);
+	return psk ? NVFAB_DISC_REC_PENDING : NVFAB_DISC_REC_NEEDS_TLS;
+}
 
 /* A new NVM subsystem entry: what to do with it. disc->lock held. */
 static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
@@ -534,10 +580,13 @@ static int nvfab_disc_new_nvm(struct nvfab_disc *disc,
 	int st = nvfab_disc_nvm_state(disc->policy, &rec->e);
 
 	if (st == NVFAB_DISC_REC_NEEDS_TLS && rec->state != st)
-		pr_info("%s: not connecting %s at %s %s:%s: it requires a secure channel (TLS), which nvfab does not implement\n",
+		pr_info("%s: not connecting %s at %s %s:%s: it requires a secure channel other than NVMe/TCP's TLS 1.3, which nvfab%s gives\n",
 			disc->name, rec->e.subnqn,
 			nvfab_disc_trtype_name(rec->e.trtype), rec->e.traddr,
-			rec->e.trsvcid);
+			rec->e.trsvcid,
+			NVFAB_HAVE_TLS ? "" : " (built without TLS)");
+	if (st == NVFAB_DISC_REC_PENDING && nvfab_disc_needs_tls(&rec->e))
+		st = nvfab_disc_tls_ready(disc, rec);
 	if (st != NVFAB_DISC_REC_PENDING)
 		return st;
 	rec->due = jiffies;	/* nvfab_disc_reconcile() may add a jitter */

@@ -162,7 +162,9 @@ enum nvfab_disc_rec_state {
 	NVFAB_DISC_REC_DUPLICATE,	/* referral to an endpoint followed */
 	NVFAB_DISC_REC_TOO_DEEP,	/* referral beyond the depth limit */
 	NVFAB_DISC_REC_SELF,		/* current discovery subsystem */
-	NVFAB_DISC_REC_NEEDS_TLS,	/* its port requires TLS (TREQ, TSAS) */
+	NVFAB_DISC_REC_NEEDS_TLS,	/* its port requires a secure channel
+					 * nvfab cannot give, or TLS without a
+					 * PSK for it (TREQ, TSAS) */
 	NVFAB_DISC_REC_TOO_MANY,	/* referral beyond max_referrals */
 };
 
@@ -333,6 +335,7 @@ void nvfab_disc_print(struct nvfab_disc *disc, struct seq_buf *s);
 void nvfab_disc_sum_stats(struct nvfab_disc *disc,
 			  struct nvfab_disc_stats *sum);
 const char *nvfab_disc_trtype_name(u8 trtype);
+bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e);
 
 /* discovery-connect.c: storm control and the connects */
 void nvfab_disc_dispatch_work(struct work_struct *work);
@@ -345,6 +348,9 @@ void nvfab_disc_uevent(struct nvfab_disc *disc, const char *event,
 		       const struct nvfab_disc_entry *e, int err);
 bool nvfab_disc_policy_wants(struct nvfab_disc_policy *policy,
 			     const char *subnqn);
+int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
+			  const struct nvfab_disc_entry *e,
+			  struct nvfab_ctrl_options *opts);
 /* Most values nvfab_disc_host_values() puts. */
 #define NVFAB_DISC_HOST_VALUES	4
 unsigned int nvfab_disc_host_values(const struct nvfab_disc_cfg *c, bool tcp,
@@ -367,9 +373,6 @@ int nvfab_disc_check_cfg(const char *name, char *val);
 struct nvfab_disc_match *nvfab_disc_parse_match(const char *page,
 						size_t count);
 bool nvfab_disc_name_valid(const char *name);
-int nvfab_disc_io_options(const struct nvfab_disc_cfg *c,
-			  const struct nvfab_disc_entry *e,
-			  struct nvfab_ctrl_options *opts);
 int nvfab_disc_child_cfg(const struct nvfab_disc_cfg *root,
 			 const struct nvfab_disc_entry *e,
 			 struct nvfab_disc_cfg *cfg);

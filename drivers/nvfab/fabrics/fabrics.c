@@ -21,9 +21,11 @@
 
 #include <kunit/visibility.h>
 #include <linux/ctype.h>
+#include <linux/key.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nvme-keyring.h>
 #include <linux/parser.h>
 #include <linux/rwsem.h>
 #include <linux/seq_file.h>
@@ -63,12 +65,15 @@ static const match_table_t opt_tokens = {
 	{ NVFAB_OPT_DISCOVERY,		"discovery"		},
 	{ NVFAB_OPT_DHCHAP_SECRET,	"dhchap_secret=%s"	},
 	{ NVFAB_OPT_DHCHAP_CTRL_SECRET,	"dhchap_ctrl_secret=%s"	},
+	{ NVFAB_OPT_TLS,		"tls"			},
+	{ NVFAB_OPT_KEYRING,		"keyring=%d"		},
+	{ NVFAB_OPT_TLS_KEY,		"tls_key=%d"		},
 	{ NVFAB_OPT_ERR,		NULL			}
 };
 
 /* Keys of the in-kernel grammar that nvfab knows but does not implement. */
 static const char * const unsupported_keys[] = {
-	"tls", "keyring", "tls_key", "concat",
+	"concat",
 };
 
 /*
@@ -282,7 +287,8 @@ static void nvfab_host_put(struct nvfab_host *host)
  * nvfab_free_options() - free a connect-options block
  * @opts: the options, may be partly filled or NULL
  *
- * Drops the host reference and frees every string, then @opts itself.
+ * Drops the host reference and the key references (keyring, tls_key) and
+ * frees every string, then @opts itself.
  *
  * Context: may sleep.
  */
@@ -300,6 +306,8 @@ void nvfab_free_options(struct nvfab_ctrl_options *opts)
 	kfree(opts->host_iface);
 	kfree_sensitive(opts->dhchap_secret);
 	kfree_sensitive(opts->dhchap_ctrl_secret);
+	key_put(opts->keyring);
+	key_put(opts->tls_key);
 	kfree(opts);
 }
 EXPORT_SYMBOL_NVFAB(nvfab_free_options);
@@ -328,6 +336,36 @@ static int nvfab_opt_secret(substring_t *arg, char **dst, const char *key)
 		return -EINVAL;
 	}
 	*dst = p;
+	return 0;
+}
+
+/*
+ * keyring= and tls_key=: the serial of a key (the keyring tlshd searches,
+ * the PSK to offer), looked up and referenced as the in-kernel host does
+ * (nvme-keyring's nvme_tls_key_lookup(): -ENOKEY for no such key,
+ * -EKEYREVOKED for a revoked one).
+ */
+static int nvfab_opt_key(substring_t *arg, struct key **dst, const char *name)
+{
+	struct key *key;
+	int id;
+
+	if (!NVFAB_HAVE_TLS) {
+		pr_err("option '%s' is not supported: this kernel lacks the handshake upcall, kTLS or nvme-keyring\n",
+		       name);
+		return -EOPNOTSUPP;
+	}
+	if (match_int(arg, &id) || id <= 0) {
+		pr_err("invalid value for option '%s': a key serial above 0\n",
+		       name);
+		return -EINVAL;
+	}
+	key = nvme_tls_key_lookup(id);
+	if (IS_ERR(key)) {
+		pr_err("option '%s': key %08x: %pe\n", name, id, key);
+		return PTR_ERR(key);
+	}
+	*dst = key;
 	return 0;
 }
 
@@ -559,6 +597,17 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 	case NVFAB_OPT_DISCOVERY:
 		opts->discovery_nqn = true;
 		return 0;
+	case NVFAB_OPT_TLS:
+		if (!NVFAB_HAVE_TLS) {
+			pr_err("option 'tls' is not supported: this kernel lacks the handshake upcall, kTLS or nvme-keyring\n");
+			return -EOPNOTSUPP;
+		}
+		opts->tls = true;
+		return 0;
+	case NVFAB_OPT_KEYRING:
+		return nvfab_opt_key(args, &opts->keyring, "keyring");
+	case NVFAB_OPT_TLS_KEY:
+		return nvfab_opt_key(args, &opts->tls_key, "tls_key");
 	}
 	/* Every token of opt_tokens has a case above. */
 	WARN_ON_ONCE(1);
@@ -714,6 +763,17 @@ int nvfab_build_options(struct nvfab_ctrl_options *opts, const char *buf,
 			goto out_free;
 	}
 
+	/*
+	 * Stricter than the in-kernel host, which connects in the clear when
+	 * a key is given without tls: a user who names a PSK wants TLS.
+	 */
+	if ((opts->keyring || opts->tls_key) && !opts->tls) {
+		pr_err("option '%s' needs 'tls'\n",
+		       opts->tls_key ? "tls_key" : "keyring");
+		ret = -EINVAL;
+		goto out_free;
+	}
+
 	if (opts->discovery_nqn) {
 		opts->nr_io_queues = 0;
 		opts->nr_write_queues = 0;
@@ -742,6 +802,30 @@ out_free:
 	return ret;
 }
 EXPORT_SYMBOL_NVFAB(nvfab_build_options);
+
+/**
+ * nvfab_tls_find_psk() - the PSK a controller's TLS handshake offers first
+ * @opts: options with tls and a host identity (nvfab_build_options())
+ *
+ * The tls_key option's key when given; otherwise the PSK nvme-keyring
+ * finds in the keyring option's keyring (the .nvme keyring by default)
+ * for the identity of the host and subsystem NQNs, by the in-kernel
+ * host's order (nvme_tls_psk_default(): retained before generated keys,
+ * SHA-384 before SHA-256). NVMe/TCP 1.0, 3.6.1.3; TP 8011.
+ *
+ * Context: process; may sleep (keyring search).
+ * Return: the key's serial, or 0 when there is none (or no TLS support).
+ */
+key_serial_t nvfab_tls_find_psk(const struct nvfab_ctrl_options *opts)
+{
+	if (!NVFAB_HAVE_TLS || !opts->host)
+		return 0;
+	if (opts->tls_key)
+		return key_serial(opts->tls_key);
+	return nvme_tls_psk_default(opts->keyring, opts->host->nqn,
+				    opts->subsysnqn);
+}
+EXPORT_SYMBOL_NVFAB(nvfab_tls_find_psk);
 
 /**
  * nvfab_parse_options() - parse a connect option string

@@ -29,6 +29,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/crc32c.h>
+#include <linux/file.h>
 #include <linux/highmem.h>
 #include <linux/inet.h>
 #include <linux/module.h>
@@ -39,6 +40,7 @@
 
 #include <nvfab/compat.h>
 #include "tcp.h"
+#include "tls.h"
 #include <nvfab/core.h>
 #include <nvfab/fabrics.h>
 #include <nvfab/peermem.h>
@@ -155,6 +157,12 @@ struct nvfab_tcp_queue {
 	__le32				rcv_ddgst;
 	u32				rcv_crc;
 	size_t				ddgst_left;
+
+	/*
+	 * The connection is a TLS session (tls.c): kTLS's read_sock may
+	 * sleep, so only io_work receives (not data_ready, not ->poll).
+	 */
+	bool				tls;
 
 	/* negotiated at ICReq/ICResp */
 	bool				hdr_digest;
@@ -1152,6 +1160,17 @@ static int nvfab_tcp_try_recv(struct nvfab_tcp_queue *queue)
 	lock_sock(sk);
 	consumed = sock->ops->read_sock(sk, &desc, nvfab_tcp_recv_skb);
 	release_sock(sk);
+	/*
+	 * kTLS's read_sock: -EAGAIN while a record is incomplete; another
+	 * error for a record that is not data (an alert), one that does not
+	 * decrypt, or a broken session. Such an error fails the queue (one
+	 * of nvfab_tcp_recv_skb() failed it already).
+	 */
+	if (consumed == -EAGAIN)
+		return 0;
+	if (consumed < 0 && !desc.error)
+		nvfab_tcp_error(queue, "receive failed: %d%s", consumed,
+				queue->tls ? " (TLS alert or record error)" : "");
 	return consumed;
 }
 
@@ -1215,7 +1234,7 @@ static bool nvfab_tcp_recv_inline(struct nvfab_tcp_queue *queue,
 {
 	int inq = tcp_inq(sk);
 
-	if (raw_smp_processor_id() != queue->io_cpu)
+	if (queue->tls || raw_smp_processor_id() != queue->io_cpu)
 		return false;
 	if (queue->rcv_state == NVFAB_TCP_RECV_PDU)
 		return inq <= NVFAB_TCP_RECV_INLINE_MAX;
@@ -1484,6 +1503,42 @@ out_free:
 	return ret;
 }
 
+/*
+ * The queue's socket: released at once, or, when it has a file (a TLS
+ * queue's, see nvfab_tcp_start_queue()), with the file's last reference;
+ * nvfab_tcp_exit() flushes those deferred to a worker.
+ */
+static void nvfab_tcp_sock_release(struct nvfab_tcp_queue *queue)
+{
+	if (queue->sock->file)
+		fput(queue->sock->file);
+	else
+		sock_release(queue->sock);
+	queue->sock = NULL;
+}
+
+/*
+ * TLS 1.3 on a connected queue, before ICReq (tls.c). The admin queue's
+ * PSK is the controller's from then on: the I/O queues offer it.
+ */
+static int nvfab_tcp_start_tls(struct nvfab_tcp_queue *queue)
+{
+	struct nvfab_ctrl *ctrl = &queue->ctrl->ctrl;
+	key_serial_t pskid;
+	int ret;
+
+	ret = nvfab_tcp_tls_psk(ctrl, queue->qid, &pskid);
+	if (ret)
+		return ret;
+	ret = nvfab_tcp_tls_handshake(ctrl, queue->sock, queue->qid, pskid);
+	if (ret)
+		return ret;
+	if (!queue->qid)
+		WRITE_ONCE(ctrl->tls_pskid, pskid);
+	queue->tls = true;
+	return 0;
+}
+
 static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 {
 	struct nvfab_tcp_ctrl *tctrl = to_tcp_ctrl(ctrl);
@@ -1524,6 +1579,18 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 			qid, ret);
 		goto out_unlock;
 	}
+	/* the handshake upcall passes the socket to tlshd as a file */
+	if (NVFAB_HAVE_TLS && ctrl->opts->tls) {
+		struct file *file = sock_alloc_file(queue->sock, O_CLOEXEC,
+						    NULL);
+
+		if (IS_ERR(file)) {
+			/* sock_alloc_file() released the socket */
+			queue->sock = NULL;
+			ret = PTR_ERR(file);
+			goto out_unlock;
+		}
+	}
 	sk = queue->sock->sk;
 	v6 = sk->sk_family == AF_INET6;
 	sock_lock_init_class_and_name(sk, "slock-AF_INET-NVFAB",
@@ -1541,6 +1608,11 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 		dev_err(ctrl->device, "queue %d: connect to %pISpc failed: %d\n",
 			qid, &tctrl->addr, ret);
 		goto out_release;
+	}
+	if (NVFAB_HAVE_TLS && ctrl->opts->tls) {
+		ret = nvfab_tcp_start_tls(queue);
+		if (ret)
+			goto out_release;
 	}
 	ret = nvfab_tcp_init_connection(queue);
 	if (ret)
@@ -1571,8 +1643,7 @@ static int nvfab_tcp_start_queue(struct nvfab_ctrl *ctrl, int qid)
 	return 0;
 
 out_release:
-	sock_release(queue->sock);
-	queue->sock = NULL;
+	nvfab_tcp_sock_release(queue);
 out_unlock:
 	nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FREE);
 	mutex_unlock(&queue->queue_lock);
@@ -1638,8 +1709,7 @@ static void nvfab_tcp_free_queue(struct nvfab_ctrl *ctrl, int qid)
 		if (queue->request)
 			queue->request->send_busy = false;
 		queue->request = NULL;
-		sock_release(queue->sock);
-		queue->sock = NULL;
+		nvfab_tcp_sock_release(queue);
 		nvfab_change_queue_state(ctrl, qid, NVFAB_QUEUE_FREE);
 	}
 	mutex_unlock(&queue->queue_lock);
@@ -1784,7 +1854,8 @@ static int nvfab_tcp_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
 	unsigned int before;
 	struct sock *sk;
 
-	if (!nvfab_tcp_receiving(queue))
+	/* kTLS's read_sock may sleep: io_work reaps a TLS queue. */
+	if (!nvfab_tcp_receiving(queue) || queue->tls)
 		return 0;
 	/* io_work, data_ready or a sender has the queue: it will reap. */
 	if (!nvfab_tcp_own(queue))
@@ -2125,7 +2196,8 @@ static struct nvfab_transport_ops nvfab_tcp_transport = {
 			  NVFAB_OPT_HOST_TRADDR | NVFAB_OPT_CTRL_LOSS_TMO |
 			  NVFAB_OPT_HDR_DIGEST | NVFAB_OPT_DATA_DIGEST |
 			  NVFAB_OPT_NR_WRITE_QUEUES | NVFAB_OPT_TOS |
-			  NVFAB_OPT_HOST_IFACE | NVFAB_OPT_NR_POLL_QUEUES,
+			  NVFAB_OPT_HOST_IFACE | NVFAB_OPT_NR_POLL_QUEUES |
+			  NVFAB_TLS_OPTS,
 	.create_ctrl	= nvfab_tcp_create_ctrl,
 };
 
@@ -2157,6 +2229,8 @@ static void __exit nvfab_tcp_exit(void)
 	mutex_unlock(&nvfab_tcp_ctrl_mutex);
 	flush_workqueue(nvfab_delete_wq);
 	destroy_workqueue(nvfab_tcp_wq);
+	/* TLS queues' sockets, released by fput() from a worker */
+	flush_delayed_fput();
 }
 
 module_init(nvfab_tcp_init);

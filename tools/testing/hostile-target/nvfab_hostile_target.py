@@ -62,7 +62,9 @@ NVMe over Fabrics 1.1
            the current discovery subsystem entry (SUBTYPE 3); LPO and NUMD
            honoured, strings padded with spaces or NULs; disc-inject adds
            NVM subsystem entries for this target's port whose SUBNQN holds
-           connect options, and logs each Connect's SUBNQN and HOSTNQN
+           connect options, and logs each Connect's SUBNQN and HOSTNQN;
+           --disc-tls-entry adds NVM subsystem entries of another target
+           whose port requires TLS 1.3 (TREQ 1h, TSAS SECTYPE 2h)
 NVMe Base Specification 2.0
   5.16.1.23 Discovery Log Page, as above
   5.2      Discovery Log Page Change notice (AEN type 2h, information
@@ -302,21 +304,36 @@ def pad(text, width, fill=b" "):
 
 # ---- the Discovery Log Page (NVMe over Fabrics 1.1, 5.3) --------------------
 
+TREQ_REQUIRED = 0x1                  # secure channel required
+SECTYPE_TLS13 = 0x2                  # TSAS for TCP: TLS 1.3
+
+
 def disc_entry(subnqn, trsvcid, traddr="127.0.0.1", trtype=TRTYPE_TCP,
                adrfam=ADRFAM_IPV4, subtype=SUBTYPE_NVM, portid=1,
-               fill=b" "):
+               fill=b" ", treq=0, sectype=0):
     """One 1024-byte Discovery Log Page Entry (Figure 38). The strings are
     padded with @fill (spaces, as the spec says, or NULs, as Linux's
-    target does); bytes give a field as is, unpadded when full."""
+    target does); bytes give a field as is, unpadded when full. TREQ 0 and
+    SECTYPE 0: no secure channel requirement, none offered."""
     e = bytearray(DISC_HDR)
-    # TRTYPE ADRFAM SUBTYPE TREQ (no secure channel requirement) PORTID
+    # TRTYPE ADRFAM SUBTYPE TREQ PORTID
     # CNTLID (FFFFh: dynamic controller model) ASQSZ EFLAGS
-    put(e, 0, "BBBBHHHH", trtype, adrfam, subtype, 0, portid, 0xFFFF, 32, 0)
+    put(e, 0, "BBBBHHHH", trtype, adrfam, subtype, treq, portid, 0xFFFF, 32,
+        0)
     e[32:64] = pad(trsvcid, 32, fill)
     e[256:512] = pad(subnqn, 256, fill)
     e[512:768] = pad(traddr, 256, fill)
-    e[768] = 0                           # TSAS for TCP: SECTYPE none
+    e[768] = sectype                     # TSAS for TCP: SECTYPE
     return bytes(e)
+
+
+def disc_tls_entry(spec, portid):
+    """--disc-tls-entry SUBNQN@TRADDR:TRSVCID: an NVM subsystem entry whose
+    port requires TLS 1.3."""
+    subnqn, _, where = spec.rpartition("@")
+    traddr, _, trsvcid = where.rpartition(":")
+    return disc_entry(subnqn, trsvcid, traddr=traddr, portid=portid,
+                      treq=TREQ_REQUIRED, sectype=SECTYPE_TLS13)
 
 
 BAD_NQN = "nqn.2014-08.org.nvmexpress:nvfab-hostile-bad-%s"
@@ -359,7 +376,8 @@ class DiscoveryLog:
     """The log of a discovery subsystem: GENCTR and the entries, the
     current discovery subsystem entry last."""
 
-    def __init__(self, nqn, addr, port, nr_nvm, bad, inject=False):
+    def __init__(self, nqn, addr, port, nr_nvm, bad, inject=False,
+                 tls=()):
         self.nqn = nqn
         self.addr = addr
         self.port = port
@@ -372,6 +390,8 @@ class DiscoveryLog:
                                   traddr=addr, portid=100 + i)
                        for i, opts in enumerate(DISC_INJECT)] \
             if inject else []
+        self.tls = [disc_tls_entry(spec, 200 + i)
+                    for i, spec in enumerate(tls)]
 
     @staticmethod
     def nvm_entry(i):
@@ -398,7 +418,7 @@ class DiscoveryLog:
             out += self.bad[i:i + 1] + self.nvm[i:i + 1]
         cur = disc_entry(self.nqn, str(self.port), traddr=self.addr,
                          subtype=SUBTYPE_CURRENT, portid=0)
-        return out + self.inject + [cur]
+        return out + self.inject + self.tls + [cur]
 
     def page(self):
         """The whole log: header (Figure 37) and records."""
@@ -1600,7 +1620,8 @@ class Target:
             disc_log = DiscoveryLog(args.nqn, args.addr, args.port,
                                     args.disc_entries,
                                     bad=args.scenario == "disc-bad-entries",
-                                    inject=args.scenario == "disc-inject")
+                                    inject=args.scenario == "disc-inject",
+                                    tls=args.disc_tls_entry or ())
         self.subsys = Subsystem(args.nqn, args.namespaces,
                                 args.ns_size << 20, ana,
                                 lbaf16=args.scenario == "lbaf16",
@@ -1686,6 +1707,10 @@ def parse_args(argv):
                    "and sends a DLP change AEN")
     p.add_argument("--disc-entries", type=int, default=3, metavar="N",
                    help="--discovery: NVM subsystem entries in the log")
+    p.add_argument("--disc-tls-entry", action="append",
+                   metavar="SUBNQN@TRADDR:TRSVCID",
+                   help="--discovery: an NVM subsystem entry whose port "
+                   "requires TLS 1.3 (repeatable)")
     p.add_argument("--disc-change-after", type=float, metavar="S",
                    help="--discovery: S seconds after the first AER, add "
                    "an entry and send a DLP change AEN (once)")

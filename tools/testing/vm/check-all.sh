@@ -258,6 +258,10 @@ export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 # chap-ok and chap-bad-r2; an NVFAB_SELFTESTS_EXCLUDE without auth.sh
 # brings it back (the two NVFAB_AUTH_* settings below are what it then
 # runs).
+# tls.sh runs here with nvfab alone (NVFAB_TLS_ORACLE=0) and 5 s of fio:
+# under KASAN each connect over TLS takes 5-10 s, and comparing with the
+# in-kernel host doubled them (362 s whole, 2026-11-29); the stock guest
+# runs the comparisons.
 # discovery.sh's storm links 40 subsystems here rather than 200 (170 s
 # less); 40 is still ten times the entry's max_inflight, and the stock
 # guest links 200. configfs.sh and rdma_mpath.sh, which had moved to the
@@ -269,7 +273,9 @@ guest_run "test-kernel guest" "$out/test" \
 	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh auth.sh}" \
 	NVFAB_DISC_STORM="${NVFAB_DISC_STORM-40}" \
 	NVFAB_AUTH_MATRIX="${NVFAB_AUTH_MATRIX-small}" \
-	NVFAB_AUTH_ROTATIONS="${NVFAB_AUTH_ROTATIONS-10}" &
+	NVFAB_AUTH_ROTATIONS="${NVFAB_AUTH_ROTATIONS-10}" \
+	NVFAB_TLS_ORACLE="${NVFAB_TLS_ORACLE-0}" \
+	NVFAB_TLS_FIO_S="${NVFAB_TLS_FIO_S-5}" &
 test_guest_pid=$!
 
 # Steps 4 to 6 and the newest kernel's image run beside the test-kernel

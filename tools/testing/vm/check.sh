@@ -15,6 +15,7 @@
 #                        must write $OUT/kunit.ktap (and selftests.ktap when
 #                        selftests/nvfab/run.sh exists) like run-tests.sh
 #   NVFAB_CHECK_KERNEL   test (default) or stock
+#   NVFAB_TLSHD          tlshd.sh's directory (default: run tlshd.sh)
 # Results go to build/vm/check-<timestamp>/ (build/vm/check-latest links to
 # the newest). The last line printed is "N passed, N failed" or
 # "N passed, N failed, N skipped"; the exit status is 0 only when nothing
@@ -45,6 +46,14 @@ out=$(cd "$out" && pwd)
 moddir=${NVFAB_MODDIR:-$BUILD_DIR/test}
 case "$moddir" in /*) ;; *) moddir=$PWD/$moddir ;; esac
 export NVFAB_MODDIR=$moddir
+
+# tlshd for tls.sh (fetched once, then cached; the guest has no network):
+# without it tls.sh skips, and the log says why
+if [ -z "${NVFAB_TLSHD:-}" ]; then
+	NVFAB_TLSHD=$("$VM_DIR/tlshd.sh" 2>"$out/tlshd-fetch.log") ||
+		{ NVFAB_TLSHD=; log "warning: no tlshd: tls.sh will skip (see $out/tlshd-fetch.log)"; }
+fi
+export NVFAB_TLSHD
 
 payload=${NVFAB_CHECK_PAYLOAD:-$VM_DIR/guest/run-tests.sh}
 kernel=${NVFAB_CHECK_KERNEL:-test}

@@ -59,14 +59,16 @@ ensure_source() {
 	echo "$src"
 }
 
-# matrix_apt_setup MIRROR SUITE: a private apt configuration in
-# $NVFAB_CACHE/matrix-apt/ (sources, lists and download cache of its own;
-# the host's dpkg status only for reading) and APT_CONFIG exported to it,
-# so that `apt-get update`/`download` of a newer Debian's kernel packages
-# touch nothing the host's apt uses. Used by matrix-kernel.sh and
-# matrix-image.sh.
+# matrix_apt_setup MIRROR SUITE [NAME]: a private apt configuration in
+# $NVFAB_CACHE/NAME/ (default matrix-apt; sources, lists and download
+# cache of its own; the host's dpkg status only for reading) and
+# APT_CONFIG exported to it, so that `apt-get update`/`download` of a
+# newer Debian's packages touch nothing the host's apt uses. Used by
+# matrix-kernel.sh and matrix-image.sh (matrix-apt, the kernel suite) and
+# tlshd.sh (tlshd-apt, trixie main): one directory per suite, so that
+# neither replaces the other's package lists.
 matrix_apt_setup() {
-	local mirror=$1 suite=$2 apt_dir=$NVFAB_CACHE/matrix-apt
+	local mirror=$1 suite=$2 apt_dir=$NVFAB_CACHE/${3:-matrix-apt}
 
 	mkdir -p "$apt_dir"/{lists/partial,cache/archives/partial,sources.list.d,preferences.d}
 	echo "deb $mirror $suite main" >"$apt_dir/sources.list"

@@ -11,7 +11,7 @@ PKGS=(
 	qemu-system-x86 linux-source-6.12
 	build-essential bc bison flex libelf-dev libssl-dev
 	cpio busybox-static kmod xz-utils util-linux
-	fio nvme-cli iproute2 rdma-core python3-pyverbs
+	fio nvme-cli iproute2 rdma-core python3-pyverbs keyutils
 	sparse dkms python3 rsync
 )
 

@@ -209,6 +209,43 @@ static void disc_io_options_test(struct kunit *test)
 			(*e->trsvcid ? NVFAB_OPT_TRSVCID : 0));
 }
 
+/*
+ * A port that requires TLS gets the tls option, whatever connect_opts
+ * say; one where it is optional is connected in the clear.
+ */
+static void disc_io_options_tls_test(struct kunit *test)
+{
+	static const struct conn_case c = {
+		.desc = "tls", .trtype = NVMF_TRTYPE_TCP,
+		.adrfam = NVMF_ADDR_FAMILY_IP4, .traddr = "192.0.2.9",
+		.trsvcid = "4420", .subnqn = "nqn.2014-08.org.example:s1",
+	};
+	struct nvfab_disc_entry *e = test_entry(test, &c, NVME_NQN_NVME);
+	struct nvfab_disc_cfg *cfg = test_cfg(test, NULL);
+	struct nvfab_ctrl_options *o;
+
+	e->sectype = NVMF_TCP_SECTYPE_TLS13;
+	e->treq = NVMF_TREQ_REQUIRED;
+	o = test_opts(test);
+	KUNIT_ASSERT_EQ(test, nvfab_disc_io_options(cfg, e, o), 0);
+	KUNIT_EXPECT_TRUE(test, o->tls);
+	KUNIT_EXPECT_TRUE(test, o->mask & NVFAB_OPT_TLS);
+
+	/* connect_opts naming tls too: still one tls, no error */
+	if (NVFAB_HAVE_TLS) {
+		strscpy(cfg->connect_opts, "tls", sizeof(cfg->connect_opts));
+		o = test_opts(test);
+		KUNIT_ASSERT_EQ(test, nvfab_disc_io_options(cfg, e, o), 0);
+		KUNIT_EXPECT_TRUE(test, o->tls);
+		cfg->connect_opts[0] = '\0';
+	}
+
+	e->treq = NVMF_TREQ_NOT_REQUIRED;
+	o = test_opts(test);
+	KUNIT_ASSERT_EQ(test, nvfab_disc_io_options(cfg, e, o), 0);
+	KUNIT_EXPECT_FALSE(test, o->tls);
+}
+
 static void disc_child_options_test(struct kunit *test)
 {
 	const struct conn_case *c = test->param_value;
@@ -249,8 +286,11 @@ static const struct state_case state_cases[] = {
 	  NVMF_TREQ_DISABLE_SQFLOW, NVMF_TCP_SECTYPE_NONE, true },
 	{ "TCP, secure channel required", NVMF_TRTYPE_TCP, NVMF_TREQ_REQUIRED,
 	  NVMF_TCP_SECTYPE_NONE, false },
+	/* TLS 1.3 on TCP: connected over TLS, where nvfab has it */
 	{ "TCP, TLS 1.3, TREQ not specified", NVMF_TRTYPE_TCP,
-	  NVMF_TREQ_NOT_SPECIFIED, NVMF_TCP_SECTYPE_TLS13, false },
+	  NVMF_TREQ_NOT_SPECIFIED, NVMF_TCP_SECTYPE_TLS13, NVFAB_HAVE_TLS },
+	{ "TCP, TLS 1.3, secure channel required", NVMF_TRTYPE_TCP,
+	  NVMF_TREQ_REQUIRED, NVMF_TCP_SECTYPE_TLS13, NVFAB_HAVE_TLS },
 	{ "TCP, TLS 1.2, secure channel required", NVMF_TRTYPE_TCP,
 	  NVMF_TREQ_REQUIRED, NVMF_TCP_SECTYPE_TLS12, false },
 	{ "TCP, TLS 1.3 offered, not required", NVMF_TRTYPE_TCP,
@@ -566,6 +606,7 @@ static void disc_add_child_test(struct kunit *test)
 
 static struct kunit_case nvfab_disc_connect_cases[] = {
 	KUNIT_CASE_PARAM(disc_io_options_test, io_gen_params),
+	KUNIT_CASE(disc_io_options_tls_test),
 	KUNIT_CASE_PARAM(disc_child_options_test, ref_gen_params),
 	KUNIT_CASE_PARAM(disc_nvm_state_test, state_gen_params),
 	KUNIT_CASE(disc_dispatch_present_test),

@@ -9,7 +9,9 @@
  */
 #include <kunit/test.h>
 #include <linux/cpumask.h>
+#include <linux/key.h>
 #include <linux/module.h>
+#include <linux/nvme-keyring.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -46,6 +48,7 @@ enum opt_field {
 	F_HOSTNQN,
 	F_HOSTID,
 	F_SUBSYSNQN,
+	F_TLS,
 };
 
 /* Stands for num_online_cpus() in an expected value. */
@@ -256,8 +259,27 @@ static const struct opts_case opts_cases[] = {
 	  .ret = IS_ENABLED(CONFIG_NVME_AUTH) ? -EINVAL : -EOPNOTSUPP },
 	{ "dhchap_ctrl_secret too short", B ",dhchap_ctrl_secret=DHHC-1:00",
 	  .ret = IS_ENABLED(CONFIG_NVME_AUTH) ? -EINVAL : -EOPNOTSUPP },
-	{ "tls unsupported", B ",tls", .ret = -EOPNOTSUPP },
-	{ "keyring unsupported", B ",keyring=5", .ret = -EOPNOTSUPP },
+	/* TLS: taken where the kernel has the upcall, kTLS, nvme-keyring */
+	{ "tls", B ",tls", .ret = NVFAB_HAVE_TLS ? 0 : -EOPNOTSUPP,
+	  .f1 = F_TLS, .v1 = 1 },
+	{ "tls twice", B ",tls,tls",
+	  .ret = NVFAB_HAVE_TLS ? -EINVAL : -EOPNOTSUPP },
+	{ "tls with a value", B ",tls=1", .ret = -EINVAL },
+	{ "keyring 0", B ",tls,keyring=0",
+	  .ret = NVFAB_HAVE_TLS ? -EINVAL : -EOPNOTSUPP },
+	{ "keyring negative", B ",tls,keyring=-5",
+	  .ret = NVFAB_HAVE_TLS ? -EINVAL : -EOPNOTSUPP },
+	{ "keyring not a number", B ",tls,keyring=.nvme",
+	  .ret = NVFAB_HAVE_TLS ? -EINVAL : -EOPNOTSUPP },
+	{ "keyring no such key", B ",tls,keyring=2147483647",
+	  .ret = NVFAB_HAVE_TLS ? -ENOKEY : -EOPNOTSUPP },
+	{ "tls_key 0", B ",tls,tls_key=0",
+	  .ret = NVFAB_HAVE_TLS ? -EINVAL : -EOPNOTSUPP },
+	{ "tls_key int overflow", B ",tls,tls_key=99999999999",
+	  .ret = NVFAB_HAVE_TLS ? -EINVAL : -EOPNOTSUPP },
+	{ "tls_key no such key", B ",tls,tls_key=2147483646",
+	  .ret = NVFAB_HAVE_TLS ? -ENOKEY : -EOPNOTSUPP },
+	{ "concat unsupported", B ",concat", .ret = -EOPNOTSUPP },
 
 	/* transport names become module names */
 	{ "transport upper case", "transport=TCP,traddr=1,nqn=n",
@@ -331,6 +353,7 @@ static long opts_field(const struct nvfab_ctrl_options *o, enum opt_field f)
 	case F_SQFLOW:		return o->disable_sqflow;
 	case F_HDR_DIGEST:	return o->hdr_digest;
 	case F_DATA_DIGEST:	return o->data_digest;
+	case F_TLS:		return o->tls;
 	default:		return LONG_MIN;
 	}
 }
@@ -414,6 +437,50 @@ static void nvfab_opts_host_identity_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, o[0]->host, o[3]->host);
 	KUNIT_EXPECT_EQ(test, kref_read(&o[0]->host->ref), 2);
 }
+
+#if NVFAB_HAVE_TLS
+/*
+ * keyring= and tls_key= name real keys (the .nvme keyring itself stands for
+ * both here): referenced while the options hold them, released with them;
+ * refused without tls.
+ */
+static void nvfab_opts_tls_keys_test(struct kunit *test)
+{
+	key_serial_t id = nvme_keyring_id();
+	struct nvfab_ctrl_options *opts;
+	struct key *keyring;
+	char buf[160];
+	int refs;
+
+	keyring = key_lookup(id);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(keyring));
+	refs = refcount_read(&keyring->usage);
+
+	snprintf(buf, sizeof(buf), B ",tls,keyring=%d,tls_key=%d", id, id);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	KUNIT_EXPECT_EQ(test, nvfab_parse_options(opts, buf), 0);
+	KUNIT_EXPECT_PTR_EQ(test, opts->keyring, keyring);
+	KUNIT_EXPECT_PTR_EQ(test, opts->tls_key, keyring);
+	KUNIT_EXPECT_EQ(test, refcount_read(&keyring->usage), refs + 2);
+	nvfab_free_options(opts);
+	KUNIT_EXPECT_EQ(test, refcount_read(&keyring->usage), refs);
+
+	/* a key without tls would connect in the clear: refused */
+	snprintf(buf, sizeof(buf), B ",keyring=%d", id);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	KUNIT_EXPECT_EQ(test, nvfab_parse_options(opts, buf), -EINVAL);
+	nvfab_free_options(opts);
+	snprintf(buf, sizeof(buf), B ",tls_key=%d", id);
+	opts = kzalloc(sizeof(*opts), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, opts);
+	KUNIT_EXPECT_EQ(test, nvfab_parse_options(opts, buf), -EINVAL);
+	nvfab_free_options(opts);
+	KUNIT_EXPECT_EQ(test, refcount_read(&keyring->usage), refs);
+	key_put(keyring);
+}
+#endif
 
 /*
  * nvfab_build_options(): options given as values by a kernel caller are
@@ -555,6 +622,9 @@ static struct kunit_case nvfab_opts_test_cases[] = {
 	KUNIT_CASE(nvfab_opts_host_identity_test),
 	KUNIT_CASE_PARAM(nvfab_opts_same_path_test, same_path_gen_params),
 	KUNIT_CASE_PARAM(nvfab_opts_values_test, values_gen_params),
+#if NVFAB_HAVE_TLS
+	KUNIT_CASE(nvfab_opts_tls_keys_test),
+#endif
 	{}
 };
 
@@ -576,7 +646,8 @@ static struct nvfab_transport_ops fake_tcp_ops = {
 	.allowed_opts	= NVFAB_OPT_TRSVCID | NVFAB_OPT_HDR_DIGEST |
 			  NVFAB_OPT_DATA_DIGEST | NVFAB_OPT_HOST_TRADDR |
 			  NVFAB_OPT_HOST_IFACE | NVFAB_OPT_RECONNECT_DELAY |
-			  NVFAB_OPT_CTRL_LOSS_TMO | NVFAB_OPT_TOS,
+			  NVFAB_OPT_CTRL_LOSS_TMO | NVFAB_OPT_TOS |
+			  NVFAB_TLS_OPTS,
 	.create_ctrl	= fake_create_ctrl,
 };
 
@@ -610,6 +681,10 @@ static const struct transport_case transport_cases[] = {
 	{ "rdma: generic options allowed",
 	  B ",queue_size=64,keep_alive_tmo=10,duplicate_connect",
 	  &fake_rdma_ops, 0 },
+#if NVFAB_HAVE_TLS
+	{ "rdma: tls refused", B ",tls", &fake_rdma_ops, -EINVAL },
+	{ "tcp: tls allowed", B ",tls", &fake_tcp_ops, 0 },
+#endif
 };
 
 static void transport_case_desc(const struct transport_case *c, char *desc)

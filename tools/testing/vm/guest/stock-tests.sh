@@ -8,7 +8,9 @@
 # authenticates against nvmet with nvme-cli's keys, the whole matrix of
 # hash and DH group against nvfab and the in-kernel host
 # (NVFAB_AUTH_MATRIX=full auth.sh, here only: under KASAN a case takes
-# 5-10 s; the test kernel runs hostile.sh's chap-ok and chap-bad-r2), the boot-time
+# 5-10 s; the test kernel runs hostile.sh's chap-ok and chap-bad-r2),
+# NVMe/TCP over TLS 1.3 with tlshd against nvmet, compared with the
+# in-kernel host (tls.sh; the test kernel runs it with nvfab alone), the boot-time
 # configuration (persist.sh: modules-load.d, nvfab-boot.service's command)
 # connects as it would at boot, NVMe/RDMA works on soft RoCE with the
 # DKMS-built nvfab-rdma (hostile_rdma.sh's correct target and its
@@ -47,7 +49,7 @@ ktap=$OUT/selftests.ktap
 # guest (Debian's newest kernel from matrix-image.sh) runs modules.sh and
 # the short demo (demo.sh).
 NVFAB_AUTH_MATRIX=full \
-NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh auth.sh hostile_rdma.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
+NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh auth.sh tls.sh hostile_rdma.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
 	timeout 2700 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"
