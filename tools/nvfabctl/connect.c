@@ -5,19 +5,21 @@
  *
  * The flags are nvme-cli's, and the string is built as libnvme builds it
  * for /dev/nvme-fabrics: "nqn=" first, then transport, traddr,
- * host_traddr, host_iface, trsvcid, hostnqn, hostid, the numbers and the
- * flags, in that order. Only what the user gave is passed, so the kernel's
- * defaults apply to the rest; the exception is the host identity, which
- * defaults to /etc/nvme/hostnqn and /etc/nvme/hostid (see
- * nvf_host_identity()).
+ * host_traddr, host_iface, trsvcid, hostnqn, hostid, the numbers (the TLS
+ * key serials, keyring and tls_key, last) and the flags (tls last), in
+ * that order. Only what the user gave is passed, so the kernel's defaults
+ * apply to the rest; the exceptions are the host identity, which defaults
+ * to /etc/nvme/hostnqn and /etc/nvme/hostid (see nvf_host_identity()), and
+ * tls, which --keyring and --tls-key imply.
  *
  * The string goes to the device in one write(2) on a fresh descriptor; the
  * same descriptor then reads back "instance=N,cntlid=M".
  *
  * As nvme-cli does, a connect that would make a controller sysfs already
  * has (nvf_ctrl_matches()) is refused as "already connected" unless
- * -D/--duplicate-connect is given; and nvme-cli's TLS and DH-HMAC-CHAP
- * options are refused as "not supported yet", with their own exit status.
+ * -D/--duplicate-connect is given; and nvme-cli's options for what nvfab
+ * lacks (a PSK to insert, --concat) are refused as "not supported yet",
+ * with their own exit status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,13 +46,17 @@ enum {
 	NVF_INT_CTRL_LOSS_TMO,
 	NVF_INT_FAST_IO_FAIL_TMO,
 	NVF_INT_TOS,
+	NVF_INT_KEYRING,
+	NVF_INT_TLS_KEY,
 	NVF_NR_INT_OPTS,
 };
 
 static const struct {
-	int		opt;	/* short option */
+	int		opt;	/* short option, or NVF_OPT_* if long only */
 	const char	*name;	/* long option, for messages */
 	const char	*key;	/* key in the option string */
+	/* parse @s into *@val, reporting errors; NULL: nvf_parse_int() */
+	int		(*parse)(const char *name, const char *s, int *val);
 } nvf_int_opts[NVF_NR_INT_OPTS] = {
 	[NVF_INT_NR_IO_QUEUES]	   = { 'i', "nr-io-queues",	"nr_io_queues" },
 	[NVF_INT_NR_WRITE_QUEUES]  = { 'W', "nr-write-queues",	"nr_write_queues" },
@@ -61,6 +67,11 @@ static const struct {
 	[NVF_INT_CTRL_LOSS_TMO]	   = { 'l', "ctrl-loss-tmo",	"ctrl_loss_tmo" },
 	[NVF_INT_FAST_IO_FAIL_TMO] = { 'F', "fast_io_fail_tmo",	"fast_io_fail_tmo" },
 	[NVF_INT_TOS]		   = { 'T', "tos",		"tos" },
+	/* key serials; --keyring also takes a keyring's name (keyring.c) */
+	[NVF_INT_KEYRING]	   = { NVF_OPT_KEYRING, "keyring", "keyring",
+				       nvf_parse_keyring },
+	[NVF_INT_TLS_KEY]	   = { NVF_OPT_TLS_KEY, "tls-key", "tls_key",
+				       nvf_parse_serial },
 };
 
 /* Flag options, in the order their keys go into the option string. */
@@ -69,6 +80,7 @@ enum {
 	NVF_FLAG_DISABLE_SQFLOW,
 	NVF_FLAG_HDR_DIGEST,
 	NVF_FLAG_DATA_DIGEST,
+	NVF_FLAG_TLS,
 	NVF_NR_FLAG_OPTS,
 };
 
@@ -80,6 +92,7 @@ static const struct {
 	[NVF_FLAG_DISABLE_SQFLOW] = { 'd', "disable_sqflow" },
 	[NVF_FLAG_HDR_DIGEST]	  = { 'g', "hdr_digest" },
 	[NVF_FLAG_DATA_DIGEST]	  = { 'G', "data_digest" },
+	[NVF_FLAG_TLS]		  = { NVF_OPT_TLS, "tls" },
 };
 
 /* String options, in the order their keys go into the option string. */
@@ -136,11 +149,10 @@ static const struct {
 	const char	*name;
 	const char	*feature;
 } nvf_unsupported_opts[] = {
-	{ NVF_OPT_TLS,		"tls",			"NVMe/TCP TLS" },
-	{ NVF_OPT_TLS_KEY,	"tls-key",		"NVMe/TCP TLS" },
-	{ NVF_OPT_TLS_KEY_IDENTITY, "tls-key-identity",	"NVMe/TCP TLS" },
-	{ NVF_OPT_TLS_KEY_LEGACY, "tls_key",		"NVMe/TCP TLS" },
-	{ NVF_OPT_KEYRING,	"keyring",		"NVMe/TCP TLS" },
+	{ NVF_OPT_TLS_KEY_IDENTITY, "tls-key-identity",
+	  "inserting a TLS PSK into a keyring" },
+	{ NVF_OPT_TLS_KEY_LEGACY, "tls_key",
+	  "nvme-cli's legacy TLS key option (--tls-key takes the serial)" },
 	{ NVF_OPT_CONCAT,	"concat",		"secure channel concatenation (TLS)" },
 };
 
@@ -220,13 +232,20 @@ void nvf_connect_usage(FILE *f)
 		"  -d, --disable-sqflow        disable SQ flow control\n"
 		"  -g, --hdr-digest            NVMe/TCP header digest\n"
 		"  -G, --data-digest           NVMe/TCP data digest\n"
+		"      --tls                   NVMe/TCP TLS 1.3 (PSK) on every queue\n"
+		"      --keyring=NAME|SERIAL   keyring of the PSKs (default: .nvme):\n"
+		"                              its name (from /proc/keys) or serial;\n"
+		"                              implies --tls\n"
+		"      --tls-key=SERIAL        the PSK to use, not the one found by\n"
+		"                              identity; implies --tls\n"
+		"                              (SERIAL: decimal or 0x-prefixed hex)\n"
 		"  -o, --output-format=FMT     normal or json\n"
 		"      --dry-run               print the option string, do not connect\n"
 		"  -v, --verbose               print the option string to stderr\n"
 		"  -h, --help                  show this help\n"
 		"\n"
-		"Not supported yet (exit status %d): --tls, --tls-key,\n"
-		"--tls-key-identity, --tls_key, --keyring, --concat.\n",
+		"Not supported yet (exit status %d): --tls-key-identity,\n"
+		"--tls_key, --concat.\n",
 		NVF_EXIT_UNSUPPORTED);
 }
 
@@ -452,6 +471,14 @@ static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 						   cfg->str[i]))
 			return -1;
 	}
+	/* A key to use means TLS; the kernel refuses one without it. */
+	if (cfg->int_set[NVF_INT_KEYRING] || cfg->int_set[NVF_INT_TLS_KEY])
+		cfg->flag[NVF_FLAG_TLS] = true;
+	if (cfg->flag[NVF_FLAG_TLS] && strcmp(transport, "tcp")) {
+		nvf_err("TLS (--tls, --keyring, --tls-key) is for transport tcp only, not %s",
+			transport);
+		return -1;
+	}
 
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
 		if (cfg->str[i])
@@ -487,6 +514,7 @@ static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 			   const char *arg)
 {
+	int (*parse)(const char *name, const char *s, int *val);
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(nvf_unsupported_opts); i++) {
@@ -505,9 +533,11 @@ static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 	}
 	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
 		if (nvf_int_opts[i].opt == c) {
+			parse = nvf_int_opts[i].parse;
+			if (!parse)
+				parse = nvf_parse_int;
 			cfg->int_set[i] = true;
-			if (nvf_parse_int(nvf_int_opts[i].name, arg,
-					  &cfg->int_val[i]))
+			if (parse(nvf_int_opts[i].name, arg, &cfg->int_val[i]))
 				return NVF_EXIT_FAIL;
 			return 0;
 		}

@@ -64,8 +64,44 @@ enum {
 #define NVF_FLAG_OPTS		"gGDd"
 #define NVF_INT_OPTS		"kclFTiWPQ"
 
+/*
+ * connect's long-only options passed on: NVMe/TCP TLS. --tls and
+ * --keyring (the host's keyring) go to every controller; --tls-key, the
+ * PSK of one host and subsystem, to the discovery controller only, as -C:
+ * it still means TLS for the I/O controllers (it implies --tls), and they
+ * find their PSKs by identity. The values are checked when parsed, and
+ * the serials computed then (a keyring's name looked up in /proc/keys)
+ * are what is passed on.
+ */
+enum {
+	NVF_LONG_TLS,
+	NVF_LONG_KEYRING,
+	NVF_LONG_TLS_KEY,
+	NVF_NR_LONG_OPTS,
+};
+
+static const struct {
+	int		opt;	/* the NVF_OPT_* code */
+	const char	*name;	/* connect's long option */
+	bool		io;	/* for the I/O controllers too */
+	/* parse @s into *@val, reporting errors; NULL: a flag */
+	int		(*parse)(const char *name, const char *s, int *val);
+} nvf_long_opts[NVF_NR_LONG_OPTS] = {
+	[NVF_LONG_TLS]		= { NVF_OPT_TLS,	"tls",		true,
+				    NULL },
+	[NVF_LONG_KEYRING]	= { NVF_OPT_KEYRING,	"keyring",	true,
+				    nvf_parse_keyring },
+	[NVF_LONG_TLS_KEY]	= { NVF_OPT_TLS_KEY,	"tls-key",	false,
+				    nvf_parse_serial },
+};
+
+/* Room for a key serial in decimal. */
+#define NVF_LONG_VAL_SIZE	12
+
 struct nvf_disc_cfg {
 	const char	*val[128];	/* by connect's short option */
+	bool		long_set[NVF_NR_LONG_OPTS];	/* by nvf_long_opts */
+	char		long_val[NVF_NR_LONG_OPTS][NVF_LONG_VAL_SIZE];
 	const char	*transport;
 	const char	*traddr;
 	const char	*trsvcid;
@@ -183,6 +219,13 @@ static void nvf_disc_usage_opts(FILE *f)
 		"                              controller (bidirectional authentication)\n"
 		"                              (-S, -C: the secret, or the absolute path\n"
 		"                              of a root-owned 0600 file holding it)\n"
+		"      --tls                   NVMe/TCP TLS 1.3 (PSK), for the discovery\n"
+		"                              and I/O controllers\n"
+		"      --keyring=NAME|SERIAL   keyring of the PSKs (default: .nvme), for\n"
+		"                              all controllers; implies --tls\n"
+		"      --tls-key=SERIAL        the discovery controller's PSK (the I/O\n"
+		"                              controllers find theirs by identity);\n"
+		"                              implies --tls\n"
 		"  -r, --raw=FILE              save the raw log page to FILE\n"
 		"      --log-file=FILE         decode a saved log page, ask no controller\n"
 		"  -o, --output-format=FMT     normal or json\n"
@@ -194,8 +237,8 @@ static void nvf_disc_usage_opts(FILE *f)
 		"Without -t and -a, each line of /etc/nvme/discovery.conf gives one\n"
 		"discovery controller with these flags ('#': comment line).\n"
 		"\n"
-		"Not supported yet (exit status %d): --tls, --tls-key,\n"
-		"--tls-key-identity, --tls_key, --keyring, --concat.\n",
+		"Not supported yet (exit status %d): --tls-key-identity,\n"
+		"--tls_key, --concat.\n",
 		NVF_EXIT_UNSUPPORTED);
 }
 
@@ -220,10 +263,40 @@ void nvf_connect_all_usage(FILE *f)
 	nvf_disc_usage_opts(f);
 }
 
-static int nvf_disc_unsupported(void)
+/* Refuse option @c, an nvme-cli option for what nvfab does not have yet. */
+static int nvf_disc_unsupported(int c)
 {
-	nvf_err("NVMe/TCP TLS is not supported yet by nvfab");
+	const struct option *o;
+
+	for (o = nvf_disc_longopts; o->val != c; o++)
+		;
+	nvf_err("--%s is not supported yet by nvfab", o->name);
 	return NVF_EXIT_UNSUPPORTED;
+}
+
+/*
+ * Store long-only option @c of connect, with argument @arg, in @cfg.
+ * Return: 0, 1 if @c is none of them, -1 after reporting a bad value.
+ */
+static int nvf_disc_long_opt(struct nvf_disc_cfg *cfg, int c,
+			     const char *arg)
+{
+	int i, v;
+
+	for (i = 0; i < NVF_NR_LONG_OPTS; i++) {
+		if (nvf_long_opts[i].opt != c)
+			continue;
+		if (nvf_long_opts[i].parse) {
+			if (nvf_long_opts[i].parse(nvf_long_opts[i].name, arg,
+						   &v))
+				return -1;
+			snprintf(cfg->long_val[i], sizeof(cfg->long_val[i]),
+				 "%d", v);
+		}
+		cfg->long_set[i] = true;
+		return 0;
+	}
+	return 1;
 }
 
 /*
@@ -306,16 +379,18 @@ static int nvf_disc_opts(int argc, char **argv, struct nvf_disc_cfg *cfg,
 		case NVF_OPT_DISABLE_SQFLOW:
 			cfg->val['d'] = "";
 			break;
-		case NVF_OPT_TLS:
-		case NVF_OPT_TLS_KEY:
 		case NVF_OPT_TLS_KEY_IDENTITY:
 		case NVF_OPT_TLS_KEY_LEGACY:
-		case NVF_OPT_KEYRING:
 		case NVF_OPT_CONCAT:
-			return nvf_disc_unsupported();
+			return nvf_disc_unsupported(c);
 		case '?':
 			return NVF_EXIT_FAIL;
 		default:
+			v = nvf_disc_long_opt(cfg, c, optarg);
+			if (v < 0)
+				return NVF_EXIT_FAIL;
+			if (!v)
+				break;
 			if (c <= 0 || c >= 128)
 				return NVF_EXIT_FAIL;
 			if (strchr(NVF_FLAG_OPTS, c)) {
@@ -342,6 +417,7 @@ static int nvf_disc_opts(int argc, char **argv, struct nvf_disc_cfg *cfg,
 struct nvf_cargv {
 	char	*argv[64];
 	char	names[32][3];
+	char	long_names[NVF_NR_LONG_OPTS][16];
 	int	argc, nr_names;
 };
 
@@ -357,18 +433,30 @@ static void nvf_cargv_add(struct nvf_cargv *a, int c, const char *val)
 		a->argv[a->argc++] = (char *)val;
 }
 
+/* Add "--name" of nvf_long_opts[@i], and its value unless a flag. */
+static void nvf_cargv_add_long(struct nvf_cargv *a, int i, const char *val)
+{
+	snprintf(a->long_names[i], sizeof(a->long_names[i]), "--%s",
+		 nvf_long_opts[i].name);
+	a->argv[a->argc++] = a->long_names[i];
+	if (val)
+		a->argv[a->argc++] = (char *)val;
+}
+
 /*
  * The option string of a controller to (@trtype, @traddr, @trsvcid,
- * @nqn) with @cfg's options among @which. Return: malloc'ed, or NULL
- * after reporting.
+ * @nqn) with @cfg's options among @which, and the long-only ones of an
+ * I/O controller, or of the discovery controller if @dc. Return:
+ * malloc'ed, or NULL after reporting.
  */
 static char *nvf_disc_opts_string(const struct nvf_disc_cfg *cfg,
 				  const char *trtype, const char *traddr,
 				  const char *trsvcid, const char *nqn,
-				  const char *which)
+				  const char *which, bool dc)
 {
 	struct nvf_cargv a = { .argv = { "connect" }, .argc = 1 };
 	const char *p;
+	int i;
 
 	nvf_cargv_add(&a, 't', trtype);
 	nvf_cargv_add(&a, 'a', traddr);
@@ -381,6 +469,16 @@ static char *nvf_disc_opts_string(const struct nvf_disc_cfg *cfg,
 		nvf_cargv_add(&a, *p, strchr(NVF_FLAG_OPTS, *p) ? NULL :
 				      cfg->val[(int)*p]);
 	}
+	for (i = 0; i < NVF_NR_LONG_OPTS; i++) {
+		if (!cfg->long_set[i] || !(dc || nvf_long_opts[i].io))
+			continue;
+		nvf_cargv_add_long(&a, i, nvf_long_opts[i].parse ?
+					  cfg->long_val[i] : NULL);
+	}
+	/* the discovery controller's --tls-key means TLS for the others */
+	if (!dc && cfg->long_set[NVF_LONG_TLS_KEY] &&
+	    !cfg->long_set[NVF_LONG_TLS])
+		nvf_cargv_add_long(&a, NVF_LONG_TLS, NULL);
 	a.argv[a.argc] = NULL;
 	return nvf_connect_string(a.argc, a.argv);
 }
@@ -532,7 +630,7 @@ static int nvf_disc_fetch(const struct nvf_disc_cfg *cfg,
 		buf = nvf_disc_read_dev(cfg->device, false, &len);
 	} else {
 		opts = nvf_disc_opts_string(cfg, transport, traddr, trsvcid,
-					    nqn, NVF_DC_OPTS);
+					    nqn, NVF_DC_OPTS, true);
 		if (!opts)
 			return -1;
 		if (cfg->verbose)
@@ -651,7 +749,7 @@ static int nvf_ca_connect(struct nvf_disc_run *r,
 		return 0;
 	}
 	opts = nvf_disc_opts_string(cfg, trtype, e->traddr, e->trsvcid,
-				    e->subnqn, NVF_IO_OPTS);
+				    e->subnqn, NVF_IO_OPTS, false);
 	if (!opts)
 		return -1;
 	if (cfg->verbose)

@@ -136,11 +136,11 @@ static const struct option nvf_da_longopts[] = {
 static const char *const nvf_co_keys[] = {
 	"queue_size", "nr_io_queues", "nr_write_queues", "nr_poll_queues",
 	"reconnect_delay", "ctrl_loss_tmo", "fast_io_fail_tmo",
-	"keep_alive_tmo", "tos", "hdr_digest", "data_digest",
-	"disable_sqflow",
+	"keep_alive_tmo", "tos", "keyring", "tls_key", "hdr_digest",
+	"data_digest", "disable_sqflow", "tls",
 };
 
-#define NVF_CO_FIRST_FLAG	9
+#define NVF_CO_FIRST_FLAG	11
 
 void nvf_discovery_usage(FILE *f)
 {
@@ -172,8 +172,8 @@ void nvf_discovery_usage(FILE *f)
 		"      --connect-opts=K=V,...  options of the I/O controllers: queue_size,\n"
 		"                              nr_io_queues, nr_write_queues, nr_poll_queues,\n"
 		"                              reconnect_delay, ctrl_loss_tmo, fast_io_fail_tmo,\n"
-		"                              keep_alive_tmo, tos, hdr_digest, data_digest,\n"
-		"                              disable_sqflow\n"
+		"                              keep_alive_tmo, tos, keyring, tls_key,\n"
+		"                              hdr_digest, data_digest, disable_sqflow, tls\n"
 		"list:\n"
 		"  -o, --output-format=FMT     normal or json\n"
 		"  -v, --verbose               also each entry's log\n"

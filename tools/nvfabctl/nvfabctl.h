@@ -18,9 +18,9 @@
 #define NVF_EXIT_OK		0
 #define NVF_EXIT_FAIL		1
 /*
- * An nvme-cli option for a feature nvfab does not have yet (TLS,
- * DH-HMAC-CHAP): EOPNOTSUPP's value, so that scripts can tell "not yet"
- * from "wrong".
+ * An nvme-cli option for a feature nvfab does not have yet (inserting a
+ * TLS PSK, secure channel concatenation): EOPNOTSUPP's value, so that
+ * scripts can tell "not yet" from "wrong".
  */
 #define NVF_EXIT_UNSUPPORTED	95
 
@@ -62,6 +62,13 @@ void nvf_sanitize(char *s);
 /* keyfile.c: DH-HMAC-CHAP secrets kept in root-owned 0600 files */
 char *nvf_key_file_read(const char *name, const char *path);
 void nvf_key_free(char *secret);
+
+/*
+ * keyring.c: the key serials of NVMe/TCP TLS (--tls-key, --keyring), and
+ * keyrings by name from /proc/keys ($NVFAB_PROC_KEYS instead, for tests)
+ */
+int nvf_parse_serial(const char *name, const char *s, int *val);
+int nvf_parse_keyring(const char *name, const char *s, int *val);
 
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);

@@ -7,13 +7,15 @@
 # disconnect -n and discover/connect-all -d, devices for list-subsys and
 # show-topology, config's actions and file, discovery's actions and (from
 # configfs, $NVFAB_CONFIGFS replacing /sys/kernel/config) entry names,
-# commands for help. Installed by
+# keyring names for --keyring (from /proc/keys, $NVFAB_PROC_KEYS replacing
+# it), commands for help. Installed by
 # "make -C tools/nvfabctl install" as
 # $(PREFIX)/share/bash-completion/completions/nvfabctl. $NVFAB_SYSFS, as
 # for nvfabctl itself, replaces /sys.
 #
-# Options nvfab does not support yet (TLS, DH-HMAC-CHAP) are accepted by
-# connect only to be refused, so they are not offered.
+# Options nvfab does not support yet (--tls-key-identity, --tls_key,
+# --concat) are accepted by connect only to be refused, so they are not
+# offered.
 
 _nvfabctl_cmds="connect disconnect disconnect-all list list-subsys discover connect-all discovery config show-topology gen-hostnqn show-hostnqn help version"
 
@@ -29,6 +31,7 @@ _nvfabctl_opts()
 			"-l --ctrl-loss-tmo -F --fast_io_fail_tmo -T --tos" \
 			"-D --duplicate-connect -d --disable-sqflow -g --hdr-digest" \
 			"-G --data-digest -S --dhchap-secret -C --dhchap-ctrl-secret" \
+			"--tls --keyring --tls-key" \
 			"-o --output-format --dry-run -v --verbose -h --help"
 		;;
 	discover | connect-all)
@@ -40,6 +43,7 @@ _nvfabctl_opts()
 			"-W --nr-write-queues -P --nr-poll-queues -Q --queue-size" \
 			"-D --duplicate-connect --disable-sqflow -g --hdr-digest" \
 			"-G --data-digest -S --dhchap-secret -C --dhchap-ctrl-secret" \
+			"--tls --keyring --tls-key" \
 			"-r --raw --log-file -o --output-format" \
 			"--quiet --dry-run -v --verbose -h --help"
 		;;
@@ -101,6 +105,21 @@ _nvfabctl_sysfs()
 	esac
 }
 
+# _nvfabctl_keyrings: the names of the keyrings in /proc/keys (those
+# without blanks: a completion is one word).
+_nvfabctl_keyrings()
+{
+	local f=${NVFAB_PROC_KEYS:-/proc/keys} type desc
+
+	[ -r "$f" ] || return 0
+	# serial, flags, usage, expiry, permissions, uid, gid, type, description
+	while read -r _ _ _ _ _ _ _ type desc; do
+		[ "$type" = keyring ] || continue
+		desc=${desc%%: *}
+		[[ -z $desc || $desc == *[[:space:]]* ]] || echo "$desc"
+	done <"$f" | sort -u
+}
+
 _nvfabctl()
 {
 	local c=$COMP_CWORD j cur prev cmd words k ltrim=
@@ -147,6 +166,8 @@ _nvfabctl()
 		words="all none match" ;;
 	discovery:--disconnect)
 		words="none ours" ;;
+	connect:--keyring | discover:--keyring | connect-all:--keyring)
+		words=$(_nvfabctl_keyrings) ;;
 	discover:-r | discover:--raw | discover:--log-file | \
 	connect-all:-r | connect-all:--raw | connect-all:--log-file)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -160,7 +181,7 @@ _nvfabctl()
 		--nr-io-queues | --nr-write-queues | --nr-poll-queues | \
 		--queue-size | --keep-alive-tmo | --reconnect-delay | \
 		--ctrl-loss-tmo | --fast_io_fail_tmo | --tos | --match | \
-		--poll-interval | --max-inflight | --connect-opts)
+		--poll-interval | --max-inflight | --connect-opts | --tls-key)
 			return 0 ;;
 		esac
 		;;
@@ -177,7 +198,7 @@ _nvfabctl()
 		--host-traddr | --host-iface | --hostnqn | --hostid | \
 		--nr-io-queues | --nr-write-queues | --nr-poll-queues | \
 		--queue-size | --keep-alive-tmo | --reconnect-delay | \
-		--ctrl-loss-tmo | --fast_io_fail_tmo | --tos)
+		--ctrl-loss-tmo | --fast_io_fail_tmo | --tos | --tls-key)
 			return 0 ;;
 		esac
 		;;

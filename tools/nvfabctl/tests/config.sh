@@ -15,6 +15,7 @@
 #   NVFAB_SYSFS		 instead of /sys
 #   NVFAB_FABRICS_DEV	 instead of /dev/nvfab-fabrics
 #   NVFAB_ETC_NVME	 instead of /etc/nvme
+#   NVFAB_PROC_KEYS	 instead of /proc/keys, for --keyring NAME
 set -u
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -26,6 +27,9 @@ export NVFAB_ETC_NVFAB=$TMP/etc-nvfab
 export NVFAB_SYSFS=$TMP/no-sys
 export NVFAB_CONFIGFS=$TMP/no-cfs
 export NVFAB_FABRICS_DEV=$TMP/no-dev
+export NVFAB_PROC_KEYS=$TMP/proc-keys
+printf '0e0dd3a1 I------     1 perm 1f0f0000     0     0 keyring   .nvme: empty\n' \
+	>"$NVFAB_PROC_KEYS"
 
 # run ARGS...: run the tool (10 s at most), as RUNAS says; sets RC, OUT,
 # ERR.
@@ -80,7 +84,7 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 101
+ktap_set_plan 108
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
@@ -140,6 +144,16 @@ run config show "$F"
 [ "$RC" = 0 ] && [[ "$OUT" == *" nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" ]] &&
 	[[ "$OUT" != *MDEy* ]]
 result "show: the DH-HMAC-CHAP secrets of a connect line are never shown" $?
+conf "connect -t tcp -a 192.0.2.2 -n nqn.x:y --tls --tls-key=0x2a\nconnect -t tcp -a 192.0.2.3 -n nqn.x:y --keyring .nvme"
+run config show "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] &&
+	[ "$(echo "$OUT" | awk 'NR > 1 { print $4 }')" = "nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,tls_key=42,tls
+nqn=nqn.x:y,transport=tcp,traddr=192.0.2.3,keyring=235787169,tls" ]
+result "connect lines with --tls --tls-key and --keyring NAME: serials in decimal, shown" $?
+st=0
+same_as_dry_run -t tcp -a 192.0.2.2 -n nqn.x:y --tls --tls-key 42 -g || st=1
+same_as_dry_run -t tcp -a 192.0.2.2 -n nqn.x:y --keyring=.nvme --tls-key=0x7fffffff || st=1
+result "TLS connect lines give the option strings of connect --dry-run" $st
 # A key file named on a connect line: read as on the command line, its
 # refusal reported at the line (nothing applied). Root-owned files only.
 if [ "$(id -u)" = 0 ]; then
@@ -192,6 +206,14 @@ bad "connect --help" "$C2 --help" "option '-h/--help' is for the command line on
 bad "a comma cannot inject a key" "connect -t tcp -a 192.0.2.2 -n nqn.a,queue_size=8" \
 	"invalid --nqn: must not contain ','"
 bad "a lone hostnqn" "$C2 -q nqn.h:1" "--hostnqn needs --hostid"
+bad "connect with a bad --tls-key" "$C2 --tls --tls-key=abc" \
+	"invalid --tls-key 'abc': a key serial is decimal (no leading 0) or 0x-prefixed hex"
+bad "connect with --tls-key 0" "$C2 --tls-key=0" \
+	"invalid --tls-key '0': a key serial is 1 to 2147483647"
+bad "connect with an unknown keyring" "$C2 --keyring .foo" \
+	"keyring .foo not found in $TMP/proc-keys"
+bad "connect with --tls over rdma" "connect -t rdma -a 192.0.2.9 -n $NQN --tls" \
+	"TLS (--tls, --keyring, --tls-key) is for transport tcp only, not rdma"
 conf "policy $NQN2 iopolicy=numa\n\n# comment\n$C1\n$C1"
 check_err "duplicate controller" 5 \
 	"the controller of line 4 again (same nqn, transport, traddr, host_traddr, host_iface, trsvcid and hostnqn)"
@@ -392,6 +414,14 @@ run config show "$F"
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR > 1 { print $1, $3 }' | tr '\n' ' ')" = \
 	"3 set 5 nvfab0 6 nvfab3 " ]
 result "show: policy set, both controllers connected" $?
+
+ST="nqn=$NQN,transport=tcp,traddr=203.0.113.2,trsvcid=4420,tls_key=42,tls"
+prefill ${#ST} "instance=4,cntlid=1"$'\n'
+conf "connect -t tcp -a 203.0.113.2 -s 4420 -n $NQN --tls --tls-key=0x2a"
+run config apply "$F"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$OUT" = "$F:1: connected nvfab4" ] &&
+	[ "$(head -c ${#ST} "$DEV")" = "$ST" ]
+result "apply: a connect line with --tls --tls-key: the device gets tls_key=42,tls" $?
 
 # What does not count as connected.
 notconn() { # DESC CONNECT-LINE

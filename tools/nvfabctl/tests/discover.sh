@@ -17,6 +17,7 @@
 #   NVFAB_SYSFS		 instead of /sys
 #   NVFAB_FABRICS_DEV	 instead of /dev/nvfab-fabrics
 #   NVFAB_DEV_DIR	 instead of /dev
+#   NVFAB_PROC_KEYS	 instead of /proc/keys, for --keyring NAME
 set -u
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -36,6 +37,9 @@ export NVFAB_SYSFS=$TMP/sys
 export NVFAB_FABRICS_DEV=$TMP/no-fabrics
 export NVFAB_DEV_DIR=$TMP/dev
 export NVFAB_CONFIGFS=$TMP/no-cfs
+export NVFAB_PROC_KEYS=$TMP/proc-keys
+printf '0e0dd3a1 I------     1 perm 1f0f0000     0     0 keyring   .nvme: 1\n' \
+	>"$NVFAB_PROC_KEYS"
 
 UUID=3fa85f64-5717-4562-b3fc-2c963f66afa6
 HNQN=nqn.2014-08.org.nvmexpress:uuid:$UUID
@@ -125,7 +129,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 129
+ktap_set_plan 135
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -163,9 +167,19 @@ expect_err "an operand" "unexpected argument 'extra'" \
 	discover -t tcp -a 192.0.2.2 extra
 expect_err "a comma in a value" "invalid --traddr: must not contain ','" \
 	discover --dry-run -t tcp -a 192.0.2.2,nr_io_queues=1
-run discover -t tcp -a 192.0.2.2 --tls
-[ "$RC" = 95 ] && [[ "$ERR" == "nvfabctl: discover: NVMe/TCP TLS is not supported yet by nvfab" ]]
-result "--tls: not supported yet, exit 95" $?
+run discover -t tcp -a 192.0.2.2 --concat
+[ "$RC" = 95 ] && [[ "$ERR" == "nvfabctl: discover: --concat is not supported yet by nvfab" ]]
+result "--concat: not supported yet, exit 95" $?
+expect_ok "dry-run: --tls reaches the discovery controller" "$D0,tls" \
+	discover --dry-run -t tcp -a 192.0.2.2 --tls
+expect_ok "dry-run: --keyring NAME and --tls-key, as serials in decimal; tls implied" \
+	"$D0,keyring=235787169,tls_key=42,tls" \
+	connect-all --dry-run -t tcp -a 192.0.2.2 --tls-key 0x2a --keyring .nvme
+expect_err "--tls-key is checked when parsed, also with --log-file" \
+	"invalid --tls-key 'abc': a key serial is decimal (no leading 0) or 0x-prefixed hex" \
+	connect-all --log-file /nonexistent --tls-key abc
+expect_err "--keyring: an unknown name is refused before anything is done" \
+	"keyring .foo not found in $TMP/proc-keys" discover -t tcp -a 192.0.2.2 --keyring .foo
 K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
 expect_ok "dry-run: -S and -C reach the discovery controller, never shown" \
 	"$D0,dhchap_secret=<hidden>,dhchap_ctrl_secret=<hidden>" \
@@ -179,7 +193,7 @@ for v in discover connect-all; do
 		ctrl-loss-tmo fast_io_fail_tmo tos nr-io-queues nr-write-queues \
 		nr-poll-queues queue-size duplicate-connect disable-sqflow \
 		hdr-digest data-digest raw log-file output-format quiet dry-run \
-		verbose; do
+		verbose dhchap-secret dhchap-ctrl-secret tls keyring tls-key; do
 		echo "$OUT" | grep -q -- "--$o" || { ktap_diag "$v: no --$o"; st=1; }
 	done
 done
@@ -209,6 +223,12 @@ nqn=$DNQN,transport=tcp,traddr=192.0.2.5" ] &&
 	[ "$ERR" = "nvfabctl: discover: $TMP/etc/discovery.conf:2: unrecognized or ambiguous option '--bogus'
 nvfabctl: discover: $TMP/etc/discovery.conf:3: option '-o' is for the command line only" ]
 result "discovery.conf: a bad line is reported with FILE:LINE, the others done, exit 1" $?
+printf -- '-t tcp -a 192.0.2.2 --tls\n-t tcp -a 192.0.2.3 --keyring .nvme --tls-key 0x2a\n' \
+	>"$TMP/etc/discovery.conf"
+expect_ok "discovery.conf: lines with --tls, --keyring and --tls-key" \
+	"$D0,tls
+nqn=$DNQN,transport=tcp,traddr=192.0.2.3,keyring=235787169,tls_key=42,tls" \
+	discover --dry-run
 printf '# only a comment\n\n' >"$TMP/etc/discovery.conf"
 expect_err "discovery.conf without a discovery controller" \
 	"$TMP/etc/discovery.conf lists no discovery controller" discover --dry-run
@@ -478,6 +498,11 @@ nqn=$SUB2,transport=rdma,traddr=2001:db8::2,trsvcid=4420,dhchap_secret=<hidden>"
 	[[ "$ERR" == *"options: nqn=$SUB1,transport=tcp,traddr=192.0.2.2,trsvcid=4420,dhchap_secret=<hidden>"* ]] &&
 	[[ "$OUT$ERR" != *MDEy* ]]
 result "connect-all -S -C: the host's secret for each I/O controller, the controller's not; -v and --dry-run hide both" $?
+run connect-all --log-file "$TMP/good.bin" --dry-run --keyring .nvme --tls-key 42
+[ "$RC" = 1 ] && [ "$OUT" = "nqn=$SUB1,transport=tcp,traddr=192.0.2.2,trsvcid=4420,keyring=235787169,tls
+referral-not-followed - $DNQN tcp 192.0.2.3 8009" ] &&
+	[ "$ERR" = "nvfabctl: connect-all: TLS (--tls, --keyring, --tls-key) is for transport tcp only, not rdma" ]
+result "connect-all TLS: --keyring and tls for each I/O controller, --tls-key not; an rdma entry fails" $?
 mk_ctrl 0 live 192.0.2.2 4420 "$SUB1"
 expect_ok "connect-all: a subsystem connected already is reported, not connected again" \
 	"already-connected nvfab0 $SUB1 tcp 192.0.2.2 4420

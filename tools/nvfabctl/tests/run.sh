@@ -16,6 +16,7 @@
 #   NVFAB_SYSFS		 instead of /sys
 #   NVFAB_FABRICS_DEV	 instead of /dev/nvfab-fabrics
 #   NVFAB_DEV_DIR	 instead of /dev, for the namespaces' block devices
+#   NVFAB_PROC_KEYS	 instead of /proc/keys, for --keyring NAME
 set -u
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -33,6 +34,7 @@ export NVFAB_ETC_NVME=$TMP/etc-empty
 export NVFAB_SYSFS=$TMP/no-sys
 export NVFAB_FABRICS_DEV=$TMP/no-dev
 export NVFAB_DEV_DIR=$TMP/no-dev-dir
+export NVFAB_PROC_KEYS=$TMP/no-keys
 
 # The warning of a connect without host identity (etc-empty here) is
 # taken out of ERR by run() and noted in NOID, so that the other checks
@@ -82,7 +84,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 244
+ktap_set_plan 277
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -275,16 +277,12 @@ unsupported() {
 		[ "$ERR" = "nvfabctl: connect: $text" ]
 	result "$desc" $?
 }
-unsupported "--tls" "NVMe/TCP TLS is not supported yet by nvfab (--tls)" --tls
-unsupported "--tls-key" "NVMe/TCP TLS is not supported yet by nvfab (--tls-key)" \
-	--tls-key=NVMeTLSkey-1:01:abc:
 unsupported "--tls-key-identity" \
-	"NVMe/TCP TLS is not supported yet by nvfab (--tls-key-identity)" \
+	"inserting a TLS PSK into a keyring is not supported yet by nvfab (--tls-key-identity)" \
 	--tls-key-identity x
-unsupported "--tls_key (legacy)" "NVMe/TCP TLS is not supported yet by nvfab (--tls_key)" \
+unsupported "--tls_key (legacy)" \
+	"nvme-cli's legacy TLS key option (--tls-key takes the serial) is not supported yet by nvfab (--tls_key)" \
 	--tls_key 0x1234
-unsupported "--keyring" "NVMe/TCP TLS is not supported yet by nvfab (--keyring)" \
-	--keyring .nvme
 unsupported "--concat" \
 	"secure channel concatenation (TLS) is not supported yet by nvfab (--concat)" --concat
 K1=DHHC-1:00:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWZMLs9v:
@@ -435,6 +433,113 @@ else
 	ktap_fail "EPROTONOSUPPORT hint (shim did not build)"
 	ktap_fail "EINVAL hint (shim did not build)"
 fi
+
+# --- NVMe/TCP TLS: --tls, --keyring, --tls-key ---------------------------------
+# The serials go to the kernel in decimal, keyring and tls_key after the
+# numbers, tls last of the flags; --keyring and --tls-key imply --tls. A
+# keyring's name is looked up in a fake /proc/keys (NVFAB_PROC_KEYS).
+KEYS=$TMP/proc-keys
+cat >"$KEYS" <<'EOKEYS'
+0e0dd3a1 I------     1 perm 1f0f0000     0     0 keyring   .nvme: empty
+00000001 I--Q---     2 perm 3f030000     0     0 keyring   _ses: 1
+2a0be3c4 I------     1 perm 3f010000     0     0 psk       NVMe0R01 nqn.h nqn.x:y: 32
+3b9aca07 I------     1 perm 3f010000     0     0 keyring   .nvme-other
+1234abcd I--Q---     1 perm 1f030000     0     0 keyring   site ring: 2
+00000007 I--Q---     1 perm 3f030000     0     0 keyring   _ses: 1
+0000002a I------     1 perm 3f010000     0     0 user      .nvmf
+EOKEYS
+export NVFAB_PROC_KEYS=$KEYS
+dry "--tls" "$S,tls" "${B[@]}" --tls
+dry "--keyring=12345 implies tls" "$S,keyring=12345,tls" "${B[@]}" --keyring=12345
+dry "--keyring 0x1f is passed in decimal" "$S,keyring=31,tls" "${B[@]}" --keyring 0x1f
+dry "--keyring .nvme: its serial from /proc/keys, in decimal" \
+	"$S,keyring=235787169,tls" "${B[@]}" --keyring .nvme
+dry "--keyring NAME: a description with blanks, before ': N'" \
+	"$S,keyring=305441741,tls" "${B[@]}" --keyring "site ring"
+dry "--keyring NAME: the whole description, not a prefix" \
+	"$S,keyring=1000000007,tls" "${B[@]}" --keyring=.nvme-other
+dry "--tls-key=0x2a is passed in decimal, implies tls" "$S,tls_key=42,tls" \
+	"${B[@]}" --tls-key=0x2a
+dry "--tls-key decimal, with --tls" "$S,tls_key=42,tls" "${B[@]}" --tls --tls-key 42
+dry "--tls-key 0x7fffffff, the largest serial" "$S,tls_key=2147483647,tls" \
+	"${B[@]}" --tls-key 0X7FFFFFFF
+dry "TLS keys after the numbers, tls after the other flags" \
+	"$S,nr_io_queues=2,keyring=7,tls_key=42,hdr_digest,tls" \
+	"${B[@]}" --tls -g --tls-key 0x2a --keyring 7 -i 2
+expect_err "--keyring: an unknown name is refused, naming it" \
+	"keyring .foo not found in $KEYS" connect "${B[@]}" --keyring=.foo
+expect_err "--keyring: a name found only as another type is refused" \
+	"keyring .nvmf not found in $KEYS" connect "${B[@]}" --keyring=.nvmf
+expect_err "--keyring: a name two keyrings have is refused" \
+	"keyring _ses is not unique in $KEYS (serials 1 and 7): give its serial" \
+	connect "${B[@]}" --keyring _ses
+expect_err "--keyring: a name is never pasted into the string" \
+	"keyring .nvme,tls_key=1 not found in $KEYS" \
+	connect --dry-run "${B[@]}" --keyring ".nvme,tls_key=1"
+NVFAB_PROC_KEYS=$TMP/none expect_err "--keyring NAME: /proc/keys unreadable" \
+	"cannot open $TMP/none to find keyring .nvme: No such file or directory" \
+	connect "${B[@]}" --keyring .nvme
+expect_err "--keyring: hex as /proc/keys shows it, without 0x, is refused" \
+	"invalid --keyring '0e0dd3a1': a key serial is decimal (no leading 0) or 0x-prefixed hex; 0x0e0dd3a1 if it is hex" \
+	connect "${B[@]}" --keyring 0e0dd3a1
+expect_err "--keyring 0 is refused" "invalid --keyring '0': a key serial is 1 to 2147483647" \
+	connect "${B[@]}" --keyring=0
+expect_err "--keyring -3 (a special keyring) is refused" \
+	"invalid --keyring '-3': a key serial is decimal or 0x-prefixed hex" \
+	connect "${B[@]}" --keyring=-3
+expect_err "--keyring with an empty value" "empty value for --keyring" \
+	connect "${B[@]}" --keyring=
+expect_err "--tls-key=0 is refused" "invalid --tls-key '0': a key serial is 1 to 2147483647 (0x7fffffff)" \
+	connect "${B[@]}" --tls-key=0
+expect_err "--tls-key=abc is refused" "invalid --tls-key 'abc': a key serial is decimal (no leading 0) or 0x-prefixed hex; 0xabc if it is hex" \
+	connect "${B[@]}" --tls-key=abc
+expect_err "--tls-key beyond INT32_MAX is refused" \
+	"invalid --tls-key '99999999999': a key serial is 1 to 2147483647" \
+	connect "${B[@]}" --tls-key=99999999999
+expect_err "--tls-key 0x80000000 is refused" \
+	"invalid --tls-key '0x80000000': a key serial is 1 to 2147483647" \
+	connect "${B[@]}" --tls-key=0x80000000
+expect_err "--tls-key: a negative serial is refused" \
+	"invalid --tls-key '-42': a key serial is decimal or 0x-prefixed hex" \
+	connect "${B[@]}" --tls-key=-42
+expect_err "--tls-key: a leading 0 (octal? hex from sysfs?) is refused" \
+	"invalid --tls-key '00000042': a key serial is decimal (no leading 0) or 0x-prefixed hex; 0x00000042 if it is hex" \
+	connect "${B[@]}" --tls-key=00000042
+expect_err "--tls-key: 0x alone is refused" \
+	"invalid --tls-key '0x': a key serial is decimal or 0x-prefixed hex" \
+	connect "${B[@]}" --tls-key=0x
+PSK=NVMeTLSkey-1:01:VRLbtnN9AQb2WXW3c9+wEf/DRLz0QuLdbYvEhwtdWwNf9LrZ:
+run connect "${B[@]}" --tls-key="$PSK"
+[ "$RC" = 1 ] && [ -z "$OUT" ] &&
+	[[ "$ERR" == "nvfabctl: connect: invalid --tls-key: expected a key serial, not a PSK"* ]] &&
+	[[ "$ERR" != *VRLb* ]]
+result "--tls-key: a PSK (nvme-cli's --tls-key) is refused, and not shown" $?
+expect_err "--tls on rdma is refused" \
+	"TLS (--tls, --keyring, --tls-key) is for transport tcp only, not rdma" \
+	connect -t rdma -a 192.0.2.3 -n nqn.x:y --tls
+expect_err "--keyring (implied tls) on loop is refused" \
+	"TLS (--tls, --keyring, --tls-key) is for transport tcp only, not loop" \
+	connect -t loop -n nqn.x:y --keyring 7
+expect_err "--tls takes no value" "option '--tls=1' takes no argument" \
+	connect "${B[@]}" --tls=1
+printf 'untouched' >"$DEV"
+NVFAB_FABRICS_DEV=$DEV expect_err "an unknown keyring connects nothing" \
+	"keyring .foo not found in $KEYS" connect "${B[@]}" --keyring .foo
+result "... the device was not touched" "$([ "$(cat "$DEV")" = untouched ]; echo $?)"
+if [ -n "$SHIM" ]; then
+	ST="$S,keyring=235787169,tls_key=42,tls"
+	prefill ${#ST} "instance=9,cntlid=1"
+	rm -f "$TMP/wdata"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_DATA=$TMP/wdata LD_PRELOAD=$SHIM \
+		run connect "${B[@]}" -v --keyring .nvme --tls-key 0x2a
+	[ "$RC" = 0 ] && [ "$OUT" = nvfab9 ] &&
+		[ "$(cat "$TMP/wdata")" = "$ST" ] &&
+		[ "$ERR" = "nvfabctl: connect: options: $ST" ]
+	result "TLS: the device gets keyring=, tls_key= (decimal) and tls; -v shows them" $?
+else
+	ktap_fail "TLS: the device gets keyring=, tls_key= and tls (shim did not build)"
+fi
+export NVFAB_PROC_KEYS=$TMP/no-keys
 
 # --- fake sysfs: list -------------------------------------------------------
 SYS=$TMP/sys
@@ -1291,6 +1396,11 @@ complete_is "--output-format= with nothing yet" "json normal " \
 complete_is "show-topology -r values" "ctrl multipath namespace " \
 	nvfabctl show-topology -r ""
 complete_is "connect -t values" "loop rdma tcp " nvfabctl connect -t ""
+NVFAB_PROC_KEYS=$KEYS complete_is "--keyring: keyring names of /proc/keys, one word each" \
+	".nvme .nvme-other _ses " nvfabctl connect --keyring ""
+NVFAB_PROC_KEYS=$KEYS complete_is "connect-all --keyring=NAME" ".nvme .nvme-other " \
+	nvfabctl connect-all --keyring = .n
+complete_is "no guess for a --tls-key serial" "" nvfabctl discover --tls-key ""
 complete_is "no guess for a connect value" "" nvfabctl connect -a ""
 NVFAB_SYSFS=$SYS complete_is "disconnect -d: controllers from sysfs" \
 	"nvfab1 nvfab10 " nvfabctl disconnect -d nvfab1
