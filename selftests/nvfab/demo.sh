@@ -3,7 +3,7 @@
 #
 # The short form of the `make demo` walkthrough, so that the demo cannot
 # rot: tools/demo/walkthrough.sh with DEMO_SHORT=1. Its output is passed on
-# as KTAP diagnostics, and each of its 9 steps becomes one KTAP result, read
+# as KTAP diagnostics, and each of its 10 steps becomes one KTAP result, read
 # from its "[PASS] N. title (S s)" / "[FAIL] N. title (failed: ...)" lines.
 # A step the walkthrough did not report fails. A last result checks that
 # the walkthrough's exit status agrees with its steps (0 exactly when all
@@ -18,7 +18,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 REPO=$(cd "$HERE/../.." && pwd)
 WALK=$REPO/tools/demo/walkthrough.sh
-NSTEPS=9
+NSTEPS=10
 TMP=$(mktemp -d /tmp/nvfab-demo-selftest.XXXXXX)
 
 # shellcheck disable=SC2317 # called by the EXIT trap

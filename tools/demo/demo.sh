@@ -13,7 +13,7 @@
 #                                 tools/demo/walkthrough.sh in it; the
 #                                 walkthrough's output is shown as it runs
 #
-# The exit status is 0 only when the guest ran and all 9 steps of the
+# The exit status is 0 only when the guest ran and all 10 steps of the
 # walkthrough passed. Everything is kept in build/demo/<timestamp>/
 # (build/demo/latest links to the newest): report.txt (the walkthrough's
 # output), vm/console.log (the whole serial console), vm/dmesg.txt, and the
@@ -30,7 +30,7 @@ set -uo pipefail
 cd "$REPO_ROOT" || exit 1
 
 BANNER="==== nvfab demo"
-NSTEPS=9
+NSTEPS=10
 
 [ "$(id -u)" = 0 ] ||
 	die "make demo needs root: it installs packages and installs nvfab with DKMS"

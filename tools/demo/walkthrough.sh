@@ -23,12 +23,14 @@
 #   8. follows the target's discovery controller on port 3 (nvfab-discovery,
 #      a configfs entry): a subsystem that appears on the target is
 #      connected by itself, and disconnected when it goes
-#   9. disconnects, removes the configfs entries and unloads the modules
+#   9. connects a subsystem that requires bidirectional DH-HMAC-CHAP, with
+#      nvme-cli's keys in key files; a wrong controller key is refused
+#  10. disconnects, removes the configfs entries and unloads the modules
 #
 # Each step checks what it shows. It ends with one line,
 # "[PASS] N. title (S s)", "[FAIL] N. title (failed: what failed)" or
 # "[FAIL] N. title (not run: why)". Titles hold no "(". The last line
-# is "demo: N of 9 steps passed". The exit status is 0 only when all 9
+# is "demo: N of 10 steps passed". The exit status is 0 only when all 10
 # passed. While fio runs, one row per second shows the bios routed to each
 # path, with the path's ANA state.
 #
@@ -44,7 +46,7 @@
 #                    from $NVFAB_MODDIR when that is set (the test guest),
 #                    else modprobe (the DKMS install in the demo guest).
 #   DEMO_RESULT      file for one line per step ("step N PASS|FAIL title")
-#                    and "passed N of 9"; default $OUT/demo-result when $OUT
+#                    and "passed N of 10"; default $OUT/demo-result when $OUT
 #                    is set (run-vm.sh sets it), else none
 #   NVFABCTL         the nvfabctl binary; default tools/nvfabctl/nvfabctl
 #                    of this tree, else nvfabctl from PATH
@@ -67,7 +69,7 @@ CFS=/sys/kernel/config/nvfab
 RESULT=${DEMO_RESULT:-${OUT:+$OUT/demo-result}}
 NQN=$NVMET_NQN
 NPATHS=3
-NSTEPS=9
+NSTEPS=10
 NSIDS=(1 2)
 # The nvfab modules, in load order. nvfab-ps-service-time is loaded before
 # connect, because configfs gives the subsystem that selector.
@@ -76,6 +78,7 @@ MODS=(nvfab-core nvfab-fabrics nvfab-tcp nvfab-ps-service-time nvfab-discovery)
 # entry that follows port 3 (port 1 is inaccessible since step 5: a new
 # subsystem's namespace there would be in that ANA group too).
 DISC_NQN=${NQN}-appears
+SEC_NQN=${NQN}-secure
 DISC_ENTRY=demo
 DISC_PORT=3
 # What the target says about each port (index: path number).
@@ -1261,11 +1264,115 @@ step8() {
 	step_end
 }
 
+# sec_usable: $SEC_NQN's controller is live and the first 4 KiB of its
+# namespace read back (O_DIRECT); SDEV is that block device.
+sec_usable() {
+	local c v s h st
+	SCT=
+	for c in "$SYS"/class/nvfab/nvfab*; do
+		read -r v 2>/dev/null <"$c/subsysnqn" || continue
+		[ "$v" = "$SEC_NQN" ] && { SCT=${c##*/}; break; }
+	done
+	[ -n "$SCT" ] || return 1
+	read -r st 2>/dev/null <"$SYS/class/nvfab/$SCT/state" && [ "$st" = live ] || return 1
+	for s in "$SYS"/class/nvfab-subsystem/nvfab-subsys*; do
+		[ -e "$s/$SCT" ] || continue
+		for h in "$s"/nvfab*n*; do
+			[ -f "$h/nsid" ] || continue
+			SDEV=/dev/${h##*/}
+			[ -b "$SDEV" ] &&
+				dd if="$SDEV" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+				return 0
+		done
+	done
+	return 1
+}
+
+# sec_secret_file: the controller's dhchap_secret is root's alone (0600)
+# and reads back the host's key.
+sec_secret_file() {
+	[ "$(stat -c %a "$SYS/class/nvfab/$SCT/dhchap_secret" 2>/dev/null)" = 600 ] &&
+		[ "$(cat "$SYS/class/nvfab/$SCT/dhchap_secret")" = "$(cat "$TMP/host.key")" ]
+}
+
 step9() {
+	local sub=$NVMET_CFS/subsystems/$SEC_NQN img=$TMP/secure.img
+	local hcfs c hnqn= hid= rc t0 took=never refused=no
+
+	step_begin 9
+	say "A subsystem that lets in one host, and only after in-band"
+	say "authentication both ways (DH-HMAC-CHAP, NVMe Base 2.0 8.13.5): the host"
+	say "proves it holds its key, and the controller that it holds the"
+	say "controller's key. The target exports $SEC_NQN on port 1"
+	say "(one namespace on a 64 MiB file), for the host NQN of step 1's"
+	say "controllers, hash SHA-256, DH group ffdhe2048. Keys from nvme-cli, in"
+	say "root-only key files:"
+	for c in "$SYS"/class/nvfab/nvfab*; do
+		[ -r "$c/hostnqn" ] || continue
+		read -r hnqn <"$c/hostnqn" && read -r hid <"$c/hostid" && break
+	done
+	hcfs=$NVMET_CFS/hosts/$hnqn
+	show_cmd "nvme gen-dhchap-key --hmac=1 --nqn=$hnqn > $TMP/host.key"
+	show_cmd "nvme gen-dhchap-key --hmac=2 --nqn=$SEC_NQN > $TMP/ctrl.key"
+	(umask 077
+	 nvme gen-dhchap-key --hmac=1 --nqn="$hnqn" 2>/dev/null | grep -m1 '^DHHC-1:' >"$TMP/host.key"
+	 nvme gen-dhchap-key --hmac=2 --nqn="$SEC_NQN" 2>/dev/null | grep -m1 '^DHHC-1:' >"$TMP/ctrl.key"
+	 nvme gen-dhchap-key --hmac=2 --nqn="$SEC_NQN" 2>/dev/null | grep -m1 '^DHHC-1:' >"$TMP/other.key")
+	# nvmet takes a DH group only when its kpp exists: dh_generic
+	modprobe dh_generic 2>/dev/null
+	if ! { mkdir -p "$sub/namespaces/1" "$hcfs" &&
+		echo 0 >"$sub/attr_allow_any_host" &&
+		cat "$TMP/host.key" >"$hcfs/dhchap_key" &&
+		cat "$TMP/ctrl.key" >"$hcfs/dhchap_ctrl_key" &&
+		echo "hmac(sha256)" >"$hcfs/dhchap_hash" &&
+		echo ffdhe2048 >"$hcfs/dhchap_dhgroup" &&
+		ln -sfn "$hcfs" "$sub/allowed_hosts/$hnqn" &&
+		truncate -s 64M "$img" && echo "$img" >"$sub/namespaces/1/device_path" &&
+		echo 1 >"$sub/namespaces/1/enable" &&
+		topo_tgt_exec ln -s "$sub" "$NVMET_CFS/ports/1/subsystems/$SEC_NQN"; } 2>"$TMP/err"; then
+		indent_file "$TMP/err"
+	fi
+	check "nvme-cli made the keys, the target took them" \
+		test -s "$TMP/host.key" -a -s "$TMP/ctrl.key" -a -e "$sub/allowed_hosts/$hnqn"
+
+	say "A key the controller cannot prove is refused: the host checks the"
+	say "controller's response against -C (here another controller key):"
+	run_show "$TMP/refused.txt" nvfabctl connect -t tcp -a "$(topo_tgt_addr 1)" \
+		-w "$(topo_host_addr 1)" -n "$SEC_NQN" -q "$hnqn" -I "$hid" \
+		-S "$TMP/host.key" -C "$TMP/other.key"
+	rc=$?
+	grep -q "Key was rejected" "$TMP/refused.txt" && [ "$rc" != 0 ] && ! sec_usable && refused=yes
+	check "refused (Key was rejected by service), nothing connected" test "$refused" = yes
+
+	say "With the right keys:"
+	now_ms
+	t0=$NOW_MS
+	run_show "$TMP/sec.txt" nvfabctl connect -t tcp -a "$(topo_tgt_addr 1)" \
+		-w "$(topo_host_addr 1)" -n "$SEC_NQN" -q "$hnqn" -I "$hid" \
+		-S "$TMP/host.key" -C "$TMP/ctrl.key"
+	rc=$?
+	if [ "$rc" = 0 ] && await 20 "its block device" sec_usable; then
+		now_ms
+		took="$((NOW_MS - t0)) ms"
+	fi
+	check "connected with bidirectional authentication, ${SDEV:-?} read 4 KiB ($took)" sec_usable
+	check "sysfs dhchap_secret of ${SCT:-?}: root only (0600), the host's key" sec_secret_file
+	run_show "$TMP/secdisc.txt" nvfabctl disconnect -n "$SEC_NQN"
+	await 20 "the controller to go" eval '! sec_usable'
+	rm -f "$NVMET_CFS/ports/1/subsystems/$SEC_NQN" "$sub/allowed_hosts/$hnqn"
+	echo 0 >"$sub/namespaces/1/enable" 2>/dev/null
+	rmdir "$sub/namespaces/1" "$sub" "$hcfs" 2>/dev/null
+	check "disconnected, the target's subsystem and host entry removed" \
+		test ! -e "$sub" -a ! -e "$hcfs"
+	FIGS+=("9. authentication: connected with bidirectional DH-HMAC-CHAP in $took; a wrong controller key refused")
+	step_end
+}
+
+step10() {
 	local rc t0 d i
 	local -a names=()
 
-	step_begin 9
+	step_begin 10
 	now_ms
 	t0=$NOW_MS
 	run_show "$TMP/disc.txt" nvfabctl disconnect -n "$NQN"
@@ -1288,7 +1395,7 @@ step9() {
 	check "modules unloaded" mods_gone
 	check "kernel log clean since the start (no WARN, BUG, Oops, lockdep, KASAN)" \
 		dmesg_clean_since_canary
-	FIGS+=("9. disconnect: 3 controllers gone in $d ms; modules unloaded")
+	FIGS+=("10. disconnect: 3 controllers gone in $d ms; modules unloaded")
 	step_end
 }
 
