@@ -23,8 +23,9 @@
 #   8. follows the target's discovery controller on port 3 (nvfab-discovery,
 #      a configfs entry): a subsystem that appears on the target is
 #      connected by itself, and disconnected when it goes
-#   9. connects a subsystem that requires bidirectional DH-HMAC-CHAP, with
-#      nvme-cli's keys in key files; a wrong controller key is refused
+#   9. connects a subsystem that requires bidirectional DH-HMAC-CHAP (port
+#      3), with nvme-cli's keys in key files; a wrong controller key is
+#      refused
 #  10. disconnects, removes the configfs entries and unloads the modules
 #
 # Each step checks what it shows. It ends with one line,
@@ -79,6 +80,8 @@ MODS=(nvfab-core nvfab-fabrics nvfab-tcp nvfab-ps-service-time nvfab-discovery)
 # subsystem's namespace there would be in that ANA group too).
 DISC_NQN=${NQN}-appears
 SEC_NQN=${NQN}-secure
+# port 3: optimized throughout (step 5 makes port 1 inaccessible)
+SEC_PORT=3
 DISC_ENTRY=demo
 DISC_PORT=3
 # What the target says about each port (index: path number).
@@ -133,6 +136,7 @@ TITLES=(-
 	"Cut a path under I/O: failover"
 	"nvme-cli on nvfab's device nodes: id-ctrl, ana-log"
 	"A subsystem appears on the target: the host connects by itself"
+	"Authentication both ways: DH-HMAC-CHAP with key files"
 	"Disconnect cleanly and unload"
 )
 
@@ -1303,7 +1307,7 @@ step9() {
 	say "A subsystem that lets in one host, and only after in-band"
 	say "authentication both ways (DH-HMAC-CHAP, NVMe Base 2.0 8.13.5): the host"
 	say "proves it holds its key, and the controller that it holds the"
-	say "controller's key. The target exports $SEC_NQN on port 1"
+	say "controller's key. The target exports $SEC_NQN on port $SEC_PORT"
 	say "(one namespace on a 64 MiB file), for the host NQN of step 1's"
 	say "controllers, hash SHA-256, DH group ffdhe2048. Keys from nvme-cli, in"
 	say "root-only key files:"
@@ -1329,7 +1333,7 @@ step9() {
 		ln -sfn "$hcfs" "$sub/allowed_hosts/$hnqn" &&
 		truncate -s 64M "$img" && echo "$img" >"$sub/namespaces/1/device_path" &&
 		echo 1 >"$sub/namespaces/1/enable" &&
-		topo_tgt_exec ln -s "$sub" "$NVMET_CFS/ports/1/subsystems/$SEC_NQN"; } 2>"$TMP/err"; then
+		topo_tgt_exec ln -s "$sub" "$NVMET_CFS/ports/$SEC_PORT/subsystems/$SEC_NQN"; } 2>"$TMP/err"; then
 		indent_file "$TMP/err"
 	fi
 	check "nvme-cli made the keys, the target took them" \
@@ -1337,8 +1341,8 @@ step9() {
 
 	say "A key the controller cannot prove is refused: the host checks the"
 	say "controller's response against -C (here another controller key):"
-	run_show "$TMP/refused.txt" nvfabctl connect -t tcp -a "$(topo_tgt_addr 1)" \
-		-w "$(topo_host_addr 1)" -n "$SEC_NQN" -q "$hnqn" -I "$hid" \
+	run_show "$TMP/refused.txt" nvfabctl connect -t tcp -a "$(topo_tgt_addr "$SEC_PORT")" \
+		-w "$(topo_host_addr "$SEC_PORT")" -n "$SEC_NQN" -q "$hnqn" -I "$hid" \
 		-S "$TMP/host.key" -C "$TMP/other.key"
 	rc=$?
 	grep -q "Key was rejected" "$TMP/refused.txt" && [ "$rc" != 0 ] && ! sec_usable && refused=yes
@@ -1347,8 +1351,8 @@ step9() {
 	say "With the right keys:"
 	now_ms
 	t0=$NOW_MS
-	run_show "$TMP/sec.txt" nvfabctl connect -t tcp -a "$(topo_tgt_addr 1)" \
-		-w "$(topo_host_addr 1)" -n "$SEC_NQN" -q "$hnqn" -I "$hid" \
+	run_show "$TMP/sec.txt" nvfabctl connect -t tcp -a "$(topo_tgt_addr "$SEC_PORT")" \
+		-w "$(topo_host_addr "$SEC_PORT")" -n "$SEC_NQN" -q "$hnqn" -I "$hid" \
 		-S "$TMP/host.key" -C "$TMP/ctrl.key"
 	rc=$?
 	if [ "$rc" = 0 ] && await 20 "its block device" sec_usable; then
@@ -1359,7 +1363,7 @@ step9() {
 	check "sysfs dhchap_secret of ${SCT:-?}: root only (0600), the host's key" sec_secret_file
 	run_show "$TMP/secdisc.txt" nvfabctl disconnect -n "$SEC_NQN"
 	await 20 "the controller to go" eval '! sec_usable'
-	rm -f "$NVMET_CFS/ports/1/subsystems/$SEC_NQN" "$sub/allowed_hosts/$hnqn"
+	rm -f "$NVMET_CFS/ports/$SEC_PORT/subsystems/$SEC_NQN" "$sub/allowed_hosts/$hnqn"
 	echo 0 >"$sub/namespaces/1/enable" 2>/dev/null
 	rmdir "$sub/namespaces/1" "$sub" "$hcfs" 2>/dev/null
 	check "disconnected, the target's subsystem and host entry removed" \
