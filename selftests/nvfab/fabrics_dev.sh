@@ -36,7 +36,9 @@ CASES=(
 	"$BASE,traddr=192.0.2.3|EINVAL|option 'traddr' given more than once"
 	"$BASE,hdr_digest=yes|EINVAL|option 'hdr_digest' takes no value"
 	"$BASE,trsvcid|EINVAL|option 'trsvcid' needs a value"
-	"$BASE,tls|EOPNOTSUPP|option 'tls' is not supported by nvfab"
+	"$BASE,concat|EOPNOTSUPP|option 'concat' is not supported by nvfab"
+	"$BASE,tls,keyring=0|EINVAL|invalid value for option 'keyring': a key serial above 0"
+	"$BASE,tls,tls_key=2147483647|ENOKEY|option 'tls_key': key 7fffffff"
 	"transport=tcp,traddr=192.0.2.2|EINVAL|option 'nqn' is required"
 	"traddr=192.0.2.2,nqn=nqn.x:y|EINVAL|option 'transport' is required"
 	"transport=TCP,traddr=1,nqn=n|EINVAL|transport 'TCP' is not a valid transport name"
@@ -54,7 +56,7 @@ missing=""
 for k in transport traddr trsvcid nqn queue_size nr_io_queues reconnect_delay \
 	ctrl_loss_tmo keep_alive_tmo hostnqn host_traddr host_iface hostid \
 	duplicate_connect disable_sqflow hdr_digest data_digest nr_write_queues \
-	nr_poll_queues tos fast_io_fail_tmo discovery; do
+	nr_poll_queues tos fast_io_fail_tmo discovery tls keyring tls_key; do
 	echo "$tokens" | grep -qE "(^|,)$k(=%[sd])?(,|$)" || missing="$missing $k"
 done
 [ -z "$missing" ] || ktap_diag "missing tokens:$missing"

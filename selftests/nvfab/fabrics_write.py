@@ -20,7 +20,9 @@ import random
 import sys
 
 # Until a transport is registered every request must fail, with one of these.
-EXPECTED = {errno.EINVAL, errno.EOPNOTSUPP, errno.EPROTONOSUPPORT}
+# (ENOKEY, EKEYREVOKED: keyring= or tls_key= naming no key, or a revoked one)
+EXPECTED = {errno.EINVAL, errno.EOPNOTSUPP, errno.EPROTONOSUPPORT,
+            errno.ENOKEY, errno.EKEYREVOKED}
 
 SEEDS = [
     b"transport=fuzztcp,traddr=192.0.2.2,trsvcid=4420,nqn=nqn.2014-08.org.example:s1",
@@ -39,7 +41,8 @@ KEYS = [b"transport", b"traddr", b"trsvcid", b"nqn", b"queue_size",
         b"keep_alive_tmo", b"hostnqn", b"host_traddr", b"host_iface",
         b"hostid", b"duplicate_connect", b"disable_sqflow", b"hdr_digest",
         b"data_digest", b"nr_write_queues", b"nr_poll_queues", b"tos",
-        b"fast_io_fail_tmo", b"discovery", b"dhchap_secret", b"tls", b"bogus"]
+        b"fast_io_fail_tmo", b"discovery", b"dhchap_secret", b"tls", b"keyring",
+        b"tls_key", b"bogus"]
 
 VALUES = [b"", b"0", b"-1", b"1", b"15", b"1025", b"2147483647",
           b"2147483648", b"-2147483649", b"99999999999999999999", b"0x10",
