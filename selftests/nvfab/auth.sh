@@ -133,19 +133,9 @@ RESET="Connection reset by peer"
 # in-kernel host (where it authenticates) the same.
 matrix_case() {
 	local desc=$1 want=$2 opts=$3 n k t0
-	delete_all
-	clock
-	t0=$NOW
-	if try_connect "$opts"; then
-		n=connected
-		io_works || n="connected, but I/O failed"
-	else
-		n=$ERR
-		busywait 5000 no_ctrl || n="$n, a controller left"
-	fi
-	clock
-	t0=$((NOW - t0))
-	delete_all
+	attempt "$opts"
+	n=$N
+	t0=$MS
 	if [ "$n" != "$want" ] && ! [[ $desc == *"wrong host key"* && $n == "$RESET" ]]; then
 		ktap_fail "$desc: nvfab '$n', not '$want'"
 		return

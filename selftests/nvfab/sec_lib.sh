@@ -55,3 +55,26 @@ io_works() {
 no_ctrl() { [ "$(nvfab_ctrl_count)" = 0 ]; }
 
 delete_all() { nvfab_delete_all >/dev/null 2>&1; no_ctrl; }
+
+# attempt OPTS: nvfab connects with OPTS, from no controller, and leaves
+# none: N is "connected" (and its I/O worked: io_works), "connected, but
+# I/O failed", or the errno's text of the refusal (", a controller left"
+# added when one stayed); MS the milliseconds it took.
+N=
+MS=
+attempt() {
+	local t0
+	delete_all
+	clock
+	t0=$NOW
+	if try_connect "$1"; then
+		N=connected
+		io_works || N="connected, but I/O failed"
+	else
+		N=$ERR
+		busywait 5000 no_ctrl || N="$N, a controller left"
+	fi
+	clock
+	MS=$((NOW - t0))
+	delete_all
+}

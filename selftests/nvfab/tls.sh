@@ -68,8 +68,9 @@ cleanup() {
 trap cleanup EXIT
 
 require_root
-[ -n "${NVFAB_TLSHD:-}" ] && [ -x "$NVFAB_TLSHD/tlshd" ] ||
+if [ -z "${NVFAB_TLSHD:-}" ] || [ ! -x "$NVFAB_TLSHD/tlshd" ]; then
 	ksft_skip_all "no tlshd (tools/testing/vm/tlshd.sh fetches it; NVFAB_TLSHD)"
+fi
 command -v keyctl >/dev/null || ksft_skip_all "keyctl (keyutils) missing"
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 ktap_header
@@ -131,19 +132,9 @@ HERR=ok
 same() {
 	local desc=$1 want=$2 opts=",tls$3" n k t0
 	[ "${3:0:1}" = - ] && opts=${3:1}
-	delete_all
-	clock
-	t0=$NOW
-	if try_connect "$opts"; then
-		n=connected
-		io_works || n="connected, but I/O failed"
-	else
-		n=$ERR
-		busywait 5000 no_ctrl || n="$n, a controller left"
-	fi
-	clock
-	t0=$((NOW - t0))
-	delete_all
+	attempt "$opts"
+	n=$N
+	t0=$MS
 	if [ "$ORACLE" = 0 ]; then
 		if [ "$n" = "$want" ] || { [ "$want" = any ] && [[ $n != connected* ]]; }; then
 			ktap_pass "$desc: nvfab '$n' ($t0 ms; no in-kernel comparison here)"

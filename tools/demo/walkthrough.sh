@@ -1142,23 +1142,29 @@ disc_ctrl() {
 }
 disc_gone() { ! disc_ctrl; }
 
-# disc_usable: $DISC_NQN's controller is live and the first 4 KiB of its
-# namespace read back (O_DIRECT); DDEV is that block device.
-disc_usable() {
+# ctrl_usable CTRL: controller CTRL (nvfabN) is live and the first 4 KiB
+# of a namespace of its subsystem read back (O_DIRECT); UDEV is that
+# block device.
+ctrl_usable() {
 	local s h st
-	disc_ctrl || return 1
-	read -r st 2>/dev/null <"$SYS/class/nvfab/$DCT/state" && [ "$st" = live ] || return 1
+	read -r st 2>/dev/null <"$SYS/class/nvfab/$1/state" && [ "$st" = live ] || return 1
 	for s in "$SYS"/class/nvfab-subsystem/nvfab-subsys*; do
-		[ -e "$s/$DCT" ] || continue
+		[ -e "$s/$1" ] || continue
 		for h in "$s"/nvfab*n*; do
 			[ -f "$h/nsid" ] || continue
-			DDEV=/dev/${h##*/}
-			[ -b "$DDEV" ] &&
-				dd if="$DDEV" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
+			UDEV=/dev/${h##*/}
+			[ -b "$UDEV" ] &&
+				dd if="$UDEV" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
 				return 0
 		done
 	done
 	return 1
+}
+
+# disc_usable: $DISC_NQN's controller is usable (ctrl_usable); DDEV is
+# its block device.
+disc_usable() {
+	disc_ctrl && ctrl_usable "$DCT" && DDEV=$UDEV
 }
 
 # log_line NQN: the entry's Discovery Log line of NQN.
@@ -1268,28 +1274,16 @@ step8() {
 	step_end
 }
 
-# sec_usable: $SEC_NQN's controller is live and the first 4 KiB of its
-# namespace read back (O_DIRECT); SDEV is that block device.
+# sec_usable: $SEC_NQN's controller SCT is usable (ctrl_usable); SDEV
+# is its block device.
 sec_usable() {
-	local c v s h st
+	local c v
 	SCT=
 	for c in "$SYS"/class/nvfab/nvfab*; do
 		read -r v 2>/dev/null <"$c/subsysnqn" || continue
 		[ "$v" = "$SEC_NQN" ] && { SCT=${c##*/}; break; }
 	done
-	[ -n "$SCT" ] || return 1
-	read -r st 2>/dev/null <"$SYS/class/nvfab/$SCT/state" && [ "$st" = live ] || return 1
-	for s in "$SYS"/class/nvfab-subsystem/nvfab-subsys*; do
-		[ -e "$s/$SCT" ] || continue
-		for h in "$s"/nvfab*n*; do
-			[ -f "$h/nsid" ] || continue
-			SDEV=/dev/${h##*/}
-			[ -b "$SDEV" ] &&
-				dd if="$SDEV" of=/dev/null bs=4k count=1 iflag=direct status=none 2>/dev/null &&
-				return 0
-		done
-	done
-	return 1
+	[ -n "$SCT" ] && ctrl_usable "$SCT" && SDEV=$UDEV
 }
 
 # sec_secret_file: the controller's dhchap_secret is root's alone (0600)

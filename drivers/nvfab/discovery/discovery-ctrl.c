@@ -411,6 +411,7 @@ EXPORT_SYMBOL_IF_KUNIT(nvfab_disc_child_cfg);
  * Such an entry is never connected in the clear.
  *
  * Context: any.
+ * Return: true when the port requires a secure channel.
  */
 bool nvfab_disc_needs_tls(const struct nvfab_disc_entry *e)
 {
