@@ -162,9 +162,7 @@ enum nvfab_disc_rec_state {
 	NVFAB_DISC_REC_DUPLICATE,	/* referral to an endpoint followed */
 	NVFAB_DISC_REC_TOO_DEEP,	/* referral beyond the depth limit */
 	NVFAB_DISC_REC_SELF,		/* current discovery subsystem */
-	NVFAB_DISC_REC_NEEDS_TLS,	/* its port requires a secure channel
-					 * nvfab cannot give, or TLS without a
-					 * PSK for it (TREQ, TSAS) */
+	NVFAB_DISC_REC_NEEDS_TLS,	/* secure channel out of reach */
 	NVFAB_DISC_REC_TOO_MANY,	/* referral beyond max_referrals */
 };
 
