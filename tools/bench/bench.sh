@@ -25,8 +25,15 @@
 #                  host memory; builds the provider with make
 #                  peermem-test-stock and tools/bench/peerio.c),
 #                  disc (asynchronous discovery: nvfab-discovery vs nvme
-#                  discover -p + uevent connect-all), mpath (= sym asym
-#                  lb ana cut), sym, asym, lb, ana, cut; see guest.sh
+#                  discover -p + uevent connect-all), tls (QD1, QD32,
+#                  128k seq over NVMe/TCP with TLS 1.3 and a PSK; fetches
+#                  tlshd with tools/testing/vm/tlshd.sh), auth (connect
+#                  time with DH-HMAC-CHAP, bidirectional), mpath (= sym
+#                  asym lb ana cut), sym, asym, lb, ana, cut; see guest.sh
+#   BENCH_AUTH_CONNECTS  timed connects per host and round in the auth set
+#                  (default 10: the median of 10)
+#   NVFAB_TLSHD    the tls set: a tlshd tree (tools/testing/vm/tlshd.sh's
+#                  output); default: fetched (or the cached one)
 #   BENCH_DISC_CHANGES  timed subsystem links per host and round in the
 #                  disc set (default 10: the median of 10)
 #   BENCH_DISC_STORM    subsystems linked at once in the disc set
@@ -40,7 +47,7 @@
 #                  of each stall run (vm/trace-HOST-ROUND-JOB.txt.gz) and
 #                  report when each host moved the I/O; 0: no trace
 #   BENCH_PROFILE  1: in round 1, one more QD32 and one more 128k seq run
-#                  per host in the single and rdma sets, under perf
+#                  per host in the single, rdma and tls sets, under perf
 #                  (software cpu-clock sampling, kernel call chains), as
 #                  vm/profile-JOB-HOST.txt (vm/profile-qd32-nvfab.txt, ...);
 #                  0 (default)
@@ -74,6 +81,7 @@ export NVFAB_BENCH_PIN_CPU=${BENCH_PIN_CPU-0}
 export NVFAB_BENCH_KERNEL_SQFLOW=${BENCH_KERNEL_SQFLOW:-0}
 export NVFAB_BENCH_DISC_CHANGES=${BENCH_DISC_CHANGES:-10}
 export NVFAB_BENCH_DISC_STORM=${BENCH_DISC_STORM:-200}
+export NVFAB_BENCH_AUTH_CONNECTS=${BENCH_AUTH_CONNECTS:-10}
 
 # The plot uses Debian's matplotlib, so Debian's python3 (a python3 earlier
 # in PATH, e.g. pyenv's, does not see dist-packages).
@@ -112,6 +120,14 @@ if [[ " $NVFAB_BENCH_SETS " == *" peer "* ]]; then
 		tools/bench/peerio.c >"$out/peerio-build.log" 2>&1 ||
 		die "tools/bench/peerio.c did not build (see $out/peerio-build.log)"
 fi
+# The tls set only: tlshd for the guest (as check.sh fetches it for
+# tls.sh; cached, the guest has no network and runs the host's binaries).
+# Without it the guest skips the tls set and says why.
+if [[ " $NVFAB_BENCH_SETS " == *" tls "* ]] && [ -z "${NVFAB_TLSHD:-}" ]; then
+	NVFAB_TLSHD=$("$VM_DIR/tlshd.sh" 2>"$out/tlshd-fetch.log") ||
+		{ NVFAB_TLSHD=; log "warning: no tlshd: the tls set will be skipped (see $out/tlshd-fetch.log)"; }
+fi
+export NVFAB_TLSHD=${NVFAB_TLSHD:-}
 scripts/dkms-install.sh "$(stock_kver)" >"$out/dkms.log" 2>&1 ||
 	die "dkms install failed (see $out/dkms.log)"
 log "guest: rounds $NVFAB_BENCH_ROUNDS, runtime ${NVFAB_BENCH_RUNTIME}s, sets '$NVFAB_BENCH_SETS', in-kernel disable_sqflow $NVFAB_BENCH_KERNEL_SQFLOW"

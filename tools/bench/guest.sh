@@ -11,7 +11,8 @@
 # them into ratios.
 #
 # Scenario sets (NVFAB_BENCH_SETS, words; default "single mpath"; the
-# blocks run in the order single, rdma, peer, disc, mpath in each round):
+# blocks run in the order single, rdma, tls, peer, disc, auth, mpath in
+# each round):
 #   single  one controller on path 1: 4k randread QD1 and QD32, QD32 as
 #           $QD32_JOBS fio jobs of QD8 (more jobs than vCPUs), 128k seq read;
 #           every steady job also measures the guest's CPU per I/O
@@ -61,6 +62,22 @@
 #           the jitter costs), then $DISC_STORM subsystems linked at
 #           once, timed until all have a block device, with nvfab's
 #           in-flight peak (job disc-storm); not in the default sets
+#   tls     NVMe/TCP over TLS 1.3 with a PSK (as selftests/nvfab/tls.sh):
+#           one controller of each host on path 1 to a second nvmet-tcp
+#           port (TLS_PORT_ID, trsvcid TLS_TRSVCID) that requires TLS 1.3,
+#           exporting the same subsystem; tlshd (NVFAB_TLSHD) in the hosts'
+#           and in the target's netns: 4k randread QD1 and QD32, 128k seq
+#           read, each with the guest's CPU per I/O (jobs tls-qd1,
+#           tls-qd32, tls-seq128k); not in the default sets
+#   auth    DH-HMAC-CHAP connect time (as selftests/nvfab/auth.sh):
+#           per host and round, $AUTH_CONNECTS connects of one controller
+#           with bidirectional authentication (hmac(sha256), ffdhe2048) to
+#           a subsystem of its own (AUTH_NQN, only HOSTNQN allowed) behind
+#           a port of its own (AUTH_PORT_ID), each timed from the write of
+#           the options to the control node until the namespace's block
+#           device exists, then deleted (job auth-connect: the round's
+#           median, min and max, and the median time the write took);
+#           not in the default sets
 #
 # Environment (bench.sh maps BENCH_* on the host to these; run-vm.sh only
 # hands NVFAB_* to the guest):
@@ -74,18 +91,22 @@
 #   default build/peermem-test-stock/..., checked against uname -r),
 #   NVFAB_BENCH_PEERIO (default build/bench-tools/peerio),
 #   NVFAB_BENCH_DISC_STORM (200: subsystems linked at
-#   once), NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
+#   once), NVFAB_BENCH_AUTH_CONNECTS (10: timed connects per host and round
+#   in the auth set), NVFAB_TLSHD (the tls set: a directory with the tlshd
+#   wrapper, from tools/testing/vm/tlshd.sh; bench.sh sets it),
+#   NVFAB_BENCH_PIN_CPU (0: the CPU of the single-job runs; empty: not
 #   pinned), NVFAB_BENCH_KERNEL_SQFLOW (0; 1: the in-kernel host's tcp
 #   connects ask for SQ flow control disabled, as nvfab's do by default),
 #   NVFAB_BENCH_TRACE (1: an ftrace of the nvfab and nvme events of each
 #   ANA flip and path cut run, kept as $OUT/trace-HOST-ROUND-JOB.txt.gz
 #   and read by trace_flip.py; 0: none), NVFAB_BENCH_PROFILE (0; 1: in
 #   round 1, one more QD32 and one more 128k seq run per host, in the
-#   single and rdma sets, under "perf record -a" with software cpu-clock
-#   sampling, reported as $OUT/profile-JOB-HOST.txt).
+#   single, rdma and tls sets, under "perf record -a" with software
+#   cpu-clock sampling, reported as $OUT/profile-JOB-HOST.txt).
 # Test hooks (test_guest_mock.sh): NVFAB_BENCH_SYS, NVFAB_BENCH_DEV,
-# NVFAB_BENCH_ETC, NVFAB_BENCH_PROC_STAT and NVFAB_BENCH_PROC_SNMP replace
-# /sys, /dev, /etc/nvme, /proc/stat and /proc/net/snmp; sourcing this file
+# NVFAB_BENCH_ETC, NVFAB_BENCH_PROC_STAT, NVFAB_BENCH_PROC_SNMP and
+# NVFAB_BENCH_PROC_KEYS replace /sys, /dev, /etc/nvme, /proc/stat,
+# /proc/net/snmp and /proc/keys; sourcing this file
 # only defines the functions, running it calls main.
 #
 # A benchmark, not a test: a failed job or connect is logged and skipped;
@@ -156,6 +177,47 @@ DISC_LIMIT_MS=60000	# a change not usable after this is logged and skipped
 DISC_STORM_LIMIT_MS=1200000
 DISC_MADE=0		# 1 once the disc subsystems exist on the target
 DISC_OK=0		# 1 when also nvfab-discovery loaded
+# The tls set, as selftests/nvfab/tls.sh sets it up: a second nvmet-tcp
+# port (TLS_PORT_ID) on path 1's target address, trsvcid TLS_TRSVCID,
+# exporting $NVMET_NQN and requiring TLS 1.3 (addr_tsas tls1.3, addr_treq
+# required: nvmet takes them only while no subsystem is linked); the PSK
+# in nvme-keyring's .nvme keyring with the identity "NVMe0R01 $HOSTNQN
+# $NVMET_NQN" (both hosts connect as HOSTNQN); one tlshd (NVFAB_TLSHD's
+# wrapper, Debian 13's, fetched on the host by tools/testing/vm/tlshd.sh)
+# in the hosts' netns and one in the target's, logging to
+# $OUT/tlshd-{host,tgt}.log. Set up once before round 1; cleanup stops
+# tlshd and removes the key and the port.
+TLSHD=${NVFAB_TLSHD:-}
+TLS_PORT_ID=30
+TLS_TRSVCID=4430
+TLS_CONF=$OUT/tlshd.conf
+TLS_OK=0		# 1 once tls_setup worked
+TLS_PORT_MADE=0
+TLSHD_PIDS=
+TLS_RING=
+TLS_KEY=
+# The auth set, as selftests/nvfab/auth.sh sets it up, on a subsystem of
+# its own (nvmet authenticates a host only where the subsystem does not
+# allow any host: $NVMET_NQN stays open for the other sets) with one
+# namespace on a 1 MiB sparse file, behind a port of its own on path 1's
+# target address (the disc set's discovery controllers on port 1 must not
+# list it). nvmet's host entry for HOSTNQN has the host key and the
+# controller key (bidirectional authentication), AUTH_HASH and
+# AUTH_DHGROUP. Set up once before round 1; cleanup removes it.
+AUTH_CONNECTS=${NVFAB_BENCH_AUTH_CONNECTS:-10}
+AUTH_NQN=nqn.2014-08.org.nvmexpress:nvfab-bench-auth
+AUTH_PORT_ID=31
+AUTH_TRSVCID=4431
+AUTH_HASH="hmac(sha256)"
+AUTH_DHGROUP=ffdhe2048
+AUTH_IMG=${NVFAB_BENCH_AUTH_IMG:-/tmp/nvfab-bench-auth.img}
+AUTH_LIMIT_MS=60000	# a connect without its block device after this fails
+AUTH_OK=0		# 1 once auth_setup worked
+AUTH_KERNEL=0		# 1 when the in-kernel host authenticates too
+AUTH_MADE=0		# 1 once auth_setup touched the target
+AUTH_HKEY=
+AUTH_CKEY=
+AUTH_OPTS=
 # Same multipath connect options for both hosts; fast_io_fail_tmo unset.
 KATO=5
 RECONNECT_DELAY=1
@@ -169,6 +231,7 @@ SYS=${NVFAB_BENCH_SYS:-/sys}
 DISC_CFS=$SYS/kernel/config/nvfab/discovery
 PROC_STAT=${NVFAB_BENCH_PROC_STAT:-/proc/stat}
 PROC_SNMP=${NVFAB_BENCH_PROC_SNMP:-/proc/net/snmp}
+PROC_KEYS=${NVFAB_BENCH_PROC_KEYS:-/proc/keys}
 USER_HZ=100		# /proc/stat's tick; main() asks getconf
 DEVD=${NVFAB_BENCH_DEV:-/dev}
 PEER_DEVMEM=$DEVD/nvfab-peermem-test
@@ -191,6 +254,8 @@ cleanup() {
 	[ "$DISC_MADE" = 1 ] && nvme disconnect-all >/dev/null 2>&1
 	[ "$DISC_MADE" = 1 ] && disc_target remove c 1 "$DISC_CHANGES" &&
 		disc_target remove s 1 "$DISC_STORM"
+	tls_teardown >/dev/null 2>&1
+	auth_teardown >/dev/null 2>&1
 	# nvmet_teardown (in topo_cleanup) removes the rdma port too.
 	topo_cleanup >/dev/null 2>&1
 	rdma_teardown >/dev/null 2>&1
@@ -343,6 +408,41 @@ nvfab_connect_rdma() {
 	nvfab_add_ctrl 1 "transport=rdma,traddr=$RDMA_ADDR,trsvcid=$NVMET_TRSVCID,host_traddr=$RDMA_ADDR,nqn=$NVMET_NQN"
 }
 
+# tls_opts: the tls set's connect options (path 1, the TLS port), the same
+# for both hosts.
+tls_opts() {
+	local o
+	o="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$TLS_TRSVCID"
+	echo "$o,host_traddr=$(topo_host_addr 1),nqn=$NVMET_NQN,tls"
+}
+
+# nvfab_connect_tls: one controller over TLS, as CT[1].
+nvfab_connect_tls() { nvfab_add_ctrl 1 "$(tls_opts)"; }
+
+# fabrics_add NODE OPTS: write OPTS, the host identity and 2 I/O queues
+# to the control node $DEVD/NODE (nvfab-fabrics or nvme-fabrics: the same
+# grammar) and read its reply; INSTANCE: the new controller's number. The
+# write returns once the controller is connected (every queue, with its
+# authentication or TLS handshake); what it failed with goes to stderr
+# (the guest log). Builtins only, no fork: the auth set times it.
+fabrics_add() {
+	local fd reply=
+	INSTANCE=
+	exec {fd}<>"$DEVD/$1" || return 1
+	if ! printf '%s' "$2,hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=2" >&"$fd"; then
+		exec {fd}>&-
+		return 1
+	fi
+	read -r reply <&"$fd"
+	exec {fd}>&-
+	INSTANCE=${reply#instance=}
+	INSTANCE=${INSTANCE%%,*}
+	[[ $INSTANCE =~ ^[0-9]+$ ]] && return 0
+	log "$1: reply '$reply'"
+	INSTANCE=
+	return 1
+}
+
 # nvfab_find_head: the subsystem that links controller CT[1], and its head
 # of NSID 1 (sets SUBSYS and DEV once the block node exists).
 nvfab_find_head() {
@@ -420,6 +520,19 @@ kernel_connect_path() {
 # kernel_connect_rdma: nvme connect over rxe (nvme-rdma), as CT[1].
 kernel_connect_rdma() { kernel_connect_to 1 rdma "$RDMA_ADDR" "$RDMA_ADDR"; }
 
+# kernel_add_ctrl PATH OPTS: as nvfab_add_ctrl, through /dev/nvme-fabrics
+# (Debian 12's nvme-cli 2.3 has no --tls), with disable_sqflow where
+# KERNEL_SQFLOW=1 (as kernel_connect_path); sets CT[PATH].
+kernel_add_ctrl() {
+	local o=$2
+	[ "$KERNEL_SQFLOW" = 1 ] && o+=,disable_sqflow
+	fabrics_add nvme-fabrics "$o" || { log "in-kernel connect over path $1 failed"; return 1; }
+	CT[$1]=$INSTANCE
+}
+
+# kernel_connect_tls: one controller over TLS, as CT[1].
+kernel_connect_tls() { kernel_add_ctrl 1 "$(tls_opts)"; }
+
 # kernel_find_head: with native multipath the disk is the subsystem's
 # nvmeXnY (the per-path nvmeXcYnZ has no node); only one such host is
 # connected. SUBSYS: the nvme-subsystem with the target's NQN.
@@ -458,12 +571,12 @@ disconnect_kernel() {
 
 # ---- both ----------------------------------------------------------------
 
-# connect PATH single|mpath|rdma: one more controller of $INIT over PATH
-# (rdma: over rxe, as path 1).
+# connect PATH single|mpath|rdma|tls: one more controller of $INIT over
+# PATH (rdma: over rxe, as path 1; tls: to the TLS port, as path 1).
 connect() {
 	local opt=
-	if [ "$2" = rdma ]; then
-		"${INIT}_connect_rdma"
+	if [ "$2" = rdma ] || [ "$2" = tls ]; then
+		"${INIT}_connect_$2"
 	elif [ "$INIT" = nvfab ]; then
 		[ "$2" = mpath ] && opt=",keep_alive_tmo=$KATO,reconnect_delay=$RECONNECT_DELAY"
 		nvfab_connect_path "$1" "$opt"
@@ -684,7 +797,9 @@ mark_event() {
 # counted.
 stall_job() {
 	local name=$1 ev=$2 n=${3:-0} f=$OUT/fio-$INIT-$ROUND-$1.json
-	local lp=/tmp/bench-lat pid k times='' rt=$STALL_RT win=$STALL_WIN_MS
+	# the latency log's path is per process: two mock tests at once (make
+	# check beside a developer's run) removed each other's
+	local lp=/tmp/bench-lat-$$ pid k times='' rt=$STALL_RT win=$STALL_WIN_MS
 	if [ "$n" -gt 0 ]; then
 		rt=$((STALL_AT + n * FLIP_EVERY + 1))
 		win=$FLIP_WIN_MS
@@ -741,7 +856,7 @@ reset_target() {
 	nvmet_set_ana 2 optimized
 }
 
-# connect_one single|rdma: CT, DEV and SUBSYS of one new controller of
+# connect_one single|rdma|tls: CT, DEV and SUBSYS of one new controller of
 # $INIT; on failure, logged and disconnected.
 connect_one() {
 	CT=()
@@ -779,6 +894,117 @@ block_rdma() {
 	job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	profile_job rdma-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
 	profile_job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
+	disconnect
+}
+
+# ---- the tls set -------------------------------------------------------------
+
+# tls_port_setup: nvmet port TLS_PORT_ID (TLS 1.3 required), enabled in
+# the target netns (after nvmet_setup).
+tls_port_setup() {
+	local port=$NVMET_CFS/ports/$TLS_PORT_ID
+	mkdir -p "$port" || return 1
+	echo tcp >"$port/addr_trtype" && echo ipv4 >"$port/addr_adrfam" &&
+		topo_tgt_addr 1 >"$port/addr_traddr" &&
+		echo "$TLS_TRSVCID" >"$port/addr_trsvcid" || return 1
+	[ -e "$port/addr_tsas" ] ||
+		{ log "tls: nvmet has no addr_tsas (CONFIG_NVME_TARGET_TCP_TLS)"; return 1; }
+	# only while the port has no subsystem: linked after
+	if ! { echo tls1.3 >"$port/addr_tsas" && echo required >"$port/addr_treq" &&
+		grep -q '^required' "$port/addr_treq"; }; then
+		log "tls: nvmet refused TLS 1.3 required on port $TLS_PORT_ID"
+		return 1
+	fi
+	nvmet_port_enable "$TLS_PORT_ID"
+}
+
+# tls_port_remove: the port, unlinked first. Idempotent.
+tls_port_remove() {
+	local port=$NVMET_CFS/ports/$TLS_PORT_ID
+	[ -d "$port" ] || return 0
+	rm -f "$port/subsystems/$NVMET_NQN"
+	rmdir "$port"
+}
+
+# tls_psk: a random PSK for HOSTNQN and $NVMET_NQN in the .nvme keyring
+# (nvme-keyring's, loaded with nvme-tcp; both sides find it there).
+tls_psk() {
+	local ring
+	ring=$(awk '$8 == "keyring" && $9 == ".nvme:" { print $1; exit }' "$PROC_KEYS" 2>/dev/null)
+	[[ $ring =~ ^[0-9a-f]+$ ]] ||
+		{ log "tls: no .nvme keyring in $PROC_KEYS (nvme-keyring not loaded?)"; return 1; }
+	TLS_RING=$((16#$ring))
+	TLS_KEY=$(head -c 32 /dev/urandom | keyctl padd psk "NVMe0R01 $HOSTNQN $NVMET_NQN" "$TLS_RING")
+	[[ $TLS_KEY =~ ^[0-9]+$ ]] || { log "tls: keyctl padd psk failed"; TLS_KEY=; return 1; }
+}
+
+# tlshd_start: one tlshd in the hosts' netns, one in the target's (as
+# tls.sh does); waits until both logged their start, then 1 s (they
+# register with the handshake netlink family right after that line).
+tlshd_start() {
+	local i p hlog=$OUT/tlshd-host.log tlog=$OUT/tlshd-tgt.log
+	printf '[debug]\nloglevel=0\ntls=0\nnl=0\n[authenticate]\nkeyrings=.nvme\n' >"$TLS_CONF" ||
+		return 1
+	: >"$hlog"
+	: >"$tlog"
+	"$TLSHD/tlshd" -c "$TLS_CONF" -s >>"$hlog" 2>&1 &
+	TLSHD_PIDS+=" $!"
+	topo_tgt_exec "$TLSHD/tlshd" -c "$TLS_CONF" -s >>"$tlog" 2>&1 &
+	TLSHD_PIDS+=" $!"
+	for ((i = 0; i < 200; i++)); do
+		grep -q "Built from" "$hlog" && grep -q "Built from" "$tlog" && break
+		disc_tick 0.1
+	done
+	[ "$i" -lt 200 ] || { log "tls: tlshd did not start in 20 s (see $hlog, $tlog)"; return 1; }
+	sleep 1
+	for p in $TLSHD_PIDS; do
+		kill -0 "$p" 2>/dev/null || { log "tls: tlshd exited (see $hlog, $tlog)"; return 1; }
+	done
+}
+
+tlshd_stop() {
+	local p
+	for p in $TLSHD_PIDS; do kill "$p" 2>/dev/null; done
+	for p in $TLSHD_PIDS; do wait "$p" 2>/dev/null; done
+	TLSHD_PIDS=
+}
+
+# tls_setup: the tls set's port, PSK and tlshd (after nvmet_setup and
+# modprobe nvme-tcp, which loads nvme-keyring).
+tls_setup() {
+	if [ -z "$TLSHD" ] || [ ! -x "$TLSHD/tlshd" ]; then
+		log "tls: no tlshd (NVFAB_TLSHD='$TLSHD'; bench.sh fetches it with tools/testing/vm/tlshd.sh)"
+		return 1
+	fi
+	command -v keyctl >/dev/null ||
+		{ log "tls: no keyctl (keyutils; tools/testing/vm/setup.sh installs it)"; return 1; }
+	TLS_PORT_MADE=1
+	tls_port_setup || { log "tls: nvmet port $TLS_PORT_ID not set up"; return 1; }
+	tls_psk && tlshd_start
+}
+
+# tls_teardown: tlshd stopped, the PSK and the port removed. Idempotent.
+tls_teardown() {
+	tlshd_stop
+	[ -z "$TLS_KEY" ] || keyctl unlink "$TLS_KEY" "$TLS_RING" >/dev/null 2>&1
+	TLS_KEY=
+	[ "$TLS_PORT_MADE" = 1 ] && tls_port_remove
+	TLS_PORT_MADE=0
+	return 0
+}
+
+# block_tls: the tls set, the single-path jobs over TLS (pinned as those
+# of block_single), named tls-*.
+block_tls() {
+	[ "$TLS_OK" = 1 ] || return 1	# main logged why
+	connect_one tls || return 1
+	local -a pin=()
+	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
+	job tls-qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
+	job tls-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	job tls-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
+	profile_job tls-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	profile_job tls-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
 	disconnect
 }
 
@@ -1195,6 +1421,191 @@ block_disc() {
 	"disc_stop_$INIT"
 }
 
+# ---- the auth set ------------------------------------------------------------
+
+# auth_gen_key NQN: a DHHC-1 secret from nvme-cli, transformed with NQN
+# (--hmac=1: SHA-256), as auth.sh makes them.
+auth_gen_key() {
+	nvme gen-dhchap-key --hmac=1 --nqn="$1" 2>/dev/null | grep -m1 '^DHHC-1:'
+}
+
+# auth_target: on nvmet, the host entry of HOSTNQN with both keys, the
+# hash and the DH group, and AUTH_NQN (that host only, one namespace on a
+# sparse file) linked to port AUTH_PORT_ID, enabled in the target netns.
+auth_target() {
+	local h=$NVMET_CFS/hosts/$HOSTNQN s=$NVMET_CFS/subsystems/$AUTH_NQN
+	local p=$NVMET_CFS/ports/$AUTH_PORT_ID
+	# nvmet's configfs takes a DH group only when its kpp is found, and
+	# the ffdhe templates come from the dh module, which has no alias of
+	# theirs (auth.sh): where it is a module, load it.
+	modprobe dh_generic 2>/dev/null
+	mkdir -p "$h" || return 1
+	[ -e "$h/dhchap_key" ] ||
+		{ log "auth: nvmet has no DH-HMAC-CHAP (CONFIG_NVME_TARGET_AUTH)"; return 1; }
+	echo "$AUTH_HKEY" >"$h/dhchap_key" && echo "$AUTH_CKEY" >"$h/dhchap_ctrl_key" &&
+		echo "$AUTH_HASH" >"$h/dhchap_hash" && echo "$AUTH_DHGROUP" >"$h/dhchap_dhgroup" ||
+		return 1
+	# what nvmet took (it keeps the old group if it refuses one)
+	if [ "$(cat "$h/dhchap_hash")" != "$AUTH_HASH" ] ||
+		[ "$(cat "$h/dhchap_dhgroup")" != "$AUTH_DHGROUP" ]; then
+		log "auth: nvmet did not take $AUTH_HASH / $AUTH_DHGROUP"
+		return 1
+	fi
+	mkdir -p "$s/namespaces/1" && echo 0 >"$s/attr_allow_any_host" || return 1
+	[ -e "$s/allowed_hosts/$HOSTNQN" ] || ln -s "$h" "$s/allowed_hosts/$HOSTNQN" || return 1
+	truncate -s 1M "$AUTH_IMG" && echo "$AUTH_IMG" >"$s/namespaces/1/device_path" &&
+		echo 1 >"$s/namespaces/1/enable" || return 1
+	mkdir -p "$p" && echo tcp >"$p/addr_trtype" && echo ipv4 >"$p/addr_adrfam" &&
+		topo_tgt_addr 1 >"$p/addr_traddr" && echo "$AUTH_TRSVCID" >"$p/addr_trsvcid" ||
+		return 1
+	# the first subsystem enables the port: linked in the target netns
+	[ -e "$p/subsystems/$AUTH_NQN" ] || topo_tgt_exec ln -s "$s" "$p/subsystems/$AUTH_NQN"
+}
+
+# auth_target_remove: what auth_target made, nvmet's host entry last.
+# Idempotent.
+auth_target_remove() {
+	local h=$NVMET_CFS/hosts/$HOSTNQN s=$NVMET_CFS/subsystems/$AUTH_NQN
+	local p=$NVMET_CFS/ports/$AUTH_PORT_ID
+	rm -f "$p/subsystems/$AUTH_NQN" "$s/allowed_hosts/$HOSTNQN"
+	[ -d "$p" ] && rmdir "$p"
+	if [ -d "$s/namespaces/1" ]; then
+		echo 0 >"$s/namespaces/1/enable"
+		rmdir "$s/namespaces/1"
+	fi
+	[ -d "$s" ] && rmdir "$s"
+	[ -d "$h" ] && rmdir "$h"
+	rm -f "$AUTH_IMG"
+	return 0
+}
+
+# auth_setup: the keys, the target, and whether the in-kernel host
+# authenticates (its /dev/nvme-fabrics lists dhchap_ctrl_secret).
+auth_setup() {
+	AUTH_HKEY=$(auth_gen_key "$HOSTNQN")
+	AUTH_CKEY=$(auth_gen_key "$AUTH_NQN")
+	if [ -z "$AUTH_HKEY" ] || [ -z "$AUTH_CKEY" ]; then
+		log "auth: nvme gen-dhchap-key made no key"
+		return 1
+	fi
+	AUTH_MADE=1
+	auth_target || { log "auth: the target's subsystem $AUTH_NQN not set up"; return 1; }
+	AUTH_OPTS="transport=tcp,traddr=$(topo_tgt_addr 1),trsvcid=$AUTH_TRSVCID"
+	AUTH_OPTS+=",host_traddr=$(topo_host_addr 1),nqn=$AUTH_NQN"
+	AUTH_OPTS+=",dhchap_secret=$AUTH_HKEY,dhchap_ctrl_secret=$AUTH_CKEY"
+	if grep -q dhchap_ctrl_secret "$DEVD/nvme-fabrics" 2>/dev/null; then
+		AUTH_KERNEL=1
+	else
+		log "auth: the in-kernel host has no DH-HMAC-CHAP (CONFIG_NVME_HOST_AUTH): nvfab alone"
+	fi
+}
+
+# auth_teardown: the in-kernel host's controllers of AUTH_NQN (nvfab's:
+# cleanup deletes them all) and the target's side. Idempotent.
+auth_teardown() {
+	[ "$AUTH_MADE" = 1 ] || return 0
+	nvme disconnect -n "$AUTH_NQN" >/dev/null 2>&1
+	auth_target_remove
+	AUTH_MADE=0
+}
+
+# now_var: NOW_MS = epoch milliseconds (no fork, no subshell).
+now_var() {
+	local t=${EPOCHREALTIME/[.,]/}
+	NOW_MS=${t%???}
+}
+
+# auth_wait LIMIT_MS CMD...: run CMD every 20 ms until it succeeds;
+# WAITED = ms from T0 (epoch ms, set by the caller) to that success.
+# Builtins only (disc_wait's clock forks).
+auth_wait() {
+	local limit=$1
+	shift
+	while :; do
+		if "$@"; then
+			now_var
+			WAITED=$((NOW_MS - T0))
+			return 0
+		fi
+		now_var
+		[ $((NOW_MS - T0)) -lt "$limit" ] || return 1
+		disc_tick 0.02
+	done
+}
+
+auth_dev() { "disc_dev_$INIT" "$AUTH_NQN"; }
+# auth_none: $INIT has no controller of AUTH_NQN.
+auth_none() {
+	local c v cls=nvfab
+	[ "$INIT" = kernel ] && cls=nvme
+	for c in "$SYS/class/$cls/$cls"*; do
+		read -r v 2>/dev/null <"$c/subsysnqn" || continue
+		[ "$v" = "$AUTH_NQN" ] && return 1
+	done
+	return 0
+}
+
+# ctrl_delete N: delete $INIT's controller N (both hosts have the file).
+ctrl_delete() { echo 1 >"$(ctrl_dir "$1")/delete_controller"; }
+
+# auth_connect: one timed connect of $INIT to AUTH_NQN; WRITE_MS: from the
+# start of the write of the options to its return (the controller
+# connected: the admin queue and both I/O queues authenticated), READY_MS:
+# to the namespace's block device (the head's node) existing. INSTANCE:
+# the controller, if one was made.
+auth_connect() {
+	local node=nvfab-fabrics o=$AUTH_OPTS
+	if [ "$INIT" = kernel ]; then
+		node=nvme-fabrics
+		[ "$KERNEL_SQFLOW" = 1 ] && o+=,disable_sqflow
+	fi
+	now_var
+	T0=$NOW_MS
+	fabrics_add "$node" "$o" || return 1
+	now_var
+	WRITE_MS=$((NOW_MS - T0))
+	if ! auth_wait "$AUTH_LIMIT_MS" auth_dev; then
+		log "auth: $INIT: no block device of $AUTH_NQN ${AUTH_LIMIT_MS} ms after the connect"
+		return 1
+	fi
+	READY_MS=$WAITED
+}
+
+# block_auth: AUTH_CONNECTS timed connects, each deleted (and gone)
+# before the next; one line auth-connect with every time (connect_all,
+# write_all), their medians (connect_ms, write_ms), connect_min_ms and
+# connect_max_ms. Three failed connects end the host's round.
+block_auth() {
+	local k fails=0 ready='' wrote='' mn='' mx='' WRITE_MS READY_MS
+	[ "$AUTH_OK" = 1 ] || return 1	# main logged why
+	[ "$INIT" = kernel ] && [ "$AUTH_KERNEL" != 1 ] && return 1
+	for ((k = 1; k <= AUTH_CONNECTS; k++)); do
+		INSTANCE=
+		if auth_connect; then
+			ready+=${ready:+,}$READY_MS
+			wrote+=${wrote:+,}$WRITE_MS
+			{ [ -z "$mn" ] || [ "$READY_MS" -lt "$mn" ]; } && mn=$READY_MS
+			{ [ -z "$mx" ] || [ "$READY_MS" -gt "$mx" ]; } && mx=$READY_MS
+		else
+			fails=$((fails + 1))
+			log "auth: $INIT: connect $k of $AUTH_CONNECTS failed (round $ROUND)"
+		fi
+		[ -z "$INSTANCE" ] || ctrl_delete "$INSTANCE"
+		now_var
+		T0=$NOW_MS
+		auth_wait 30000 auth_none ||
+			log "auth: $INIT: a controller of $AUTH_NQN still there 30 s after its delete"
+		if [ "$fails" -ge 3 ]; then
+			log "auth: $INIT: $fails connects failed, round $ROUND given up"
+			break
+		fi
+	done
+	[ -n "$ready" ] || return 1
+	disc_record auth-connect "connect_all=$ready" "write_all=$wrote" \
+		"connect_min_ms=$mn" "connect_max_ms=$mx" "connects=$AUTH_CONNECTS" \
+		"failed=$fails" "hash=$AUTH_HASH" "dhgroup=$AUTH_DHGROUP"
+}
+
 main() {
 	local s block order n t_start
 
@@ -1204,11 +1615,12 @@ main() {
 	for s in $SETS; do
 		case "$s" in
 		mpath) WANT+="sym asym lb ana cut " ;;
-		single | rdma | peer | disc | sym | asym | lb | ana | cut) WANT+="$s " ;;
-		*) log "unknown set '$s' ignored (single rdma peer disc mpath sym asym lb ana cut)" ;;
+		single | rdma | tls | peer | disc | auth | sym | asym | lb | ana | cut) WANT+="$s " ;;
+		*) log "unknown set '$s' ignored (single rdma tls peer disc auth mpath sym asym lb ana cut)" ;;
 		esac
 	done
-	if ! want single && ! want rdma && ! want peer && ! want disc && ! want_mpath; then
+	if ! want single && ! want rdma && ! want tls && ! want peer && ! want disc &&
+		! want auth && ! want_mpath; then
 		log "nothing to run (NVFAB_BENCH_SETS='$SETS')"
 		return 1
 	fi
@@ -1246,6 +1658,22 @@ main() {
 		fi
 	fi
 
+	# The tls and auth sets only: a failure skips that set alone.
+	if want tls; then
+		if tls_setup; then
+			TLS_OK=1
+		else
+			log "tls set skipped"
+		fi
+	fi
+	if want auth; then
+		if auth_setup; then
+			AUTH_OK=1
+		else
+			log "auth set skipped"
+		fi
+	fi
+
 	# The disc set only: its subsystems on the target, and nvfab-discovery.
 	if want disc; then
 		if ! { mkdir -p "$DISC_IMG" && disc_target make c 1 "$DISC_CHANGES" &&
@@ -1263,7 +1691,7 @@ main() {
 	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
 		order="nvfab kernel"
 		[ $((ROUND % 2)) = 0 ] && order="kernel nvfab"
-		for block in single rdma peer disc mpath; do
+		for block in single rdma tls peer disc auth mpath; do
 			[ "$block" = mpath ] && ! want_mpath && continue
 			[ "$block" != mpath ] && ! want "$block" && continue
 			for INIT in $order; do

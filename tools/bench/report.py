@@ -123,6 +123,52 @@ def rdma_rows():
     ]
 
 
+def tls_rows():
+    """The tls set: nvfab / in-kernel, each with one controller over
+    NVMe/TCP with TLS 1.3 (PSK, tlshd) to the same subsystem. Both hosts
+    use the kernel's TLS (kTLS) for the records, so the goals are those
+    of the rdma set: no worse than the in-kernel host, CPU too."""
+    g = ("tls: 1 controller over NVMe/TCP with TLS 1.3 (PSK, tlshd), "
+         "nvfab / in-kernel: QD1/QD32 4 KiB randread, 128 KiB seq read; "
+         "guest CPU time (all CPUs) per I/O")
+    return [
+        row("tls-qd1-mean", g, "tls QD1 mean latency, nvfab / in-kernel",
+            "lat_mean_us", "us", (NVFAB, "tls-qd1"), (KERNEL, "tls-qd1"),
+            "lower", 1.0),
+        row("tls-qd1-p99", g, "tls QD1 p99 latency, nvfab / in-kernel",
+            "lat_p99_us", "us", (NVFAB, "tls-qd1"), (KERNEL, "tls-qd1"),
+            "lower", 1.0),
+        cpu_row("tls-qd1-cpu", g, "tls QD1", "tls-qd1", 1.0),
+        row("tls-qd32-iops", g, "tls QD32 IOPS, nvfab / in-kernel", "iops",
+            "IOPS", (NVFAB, "tls-qd32"), (KERNEL, "tls-qd32"), "higher",
+            1.0),
+        cpu_row("tls-qd32-cpu", g, "tls QD32", "tls-qd32", 1.0),
+        row("tls-seq128k-bw", g,
+            "tls 128 KiB seq bandwidth, nvfab / in-kernel", "bw_kib",
+            "KiB/s", (NVFAB, "tls-seq128k"), (KERNEL, "tls-seq128k"),
+            "higher", 1.0),
+        cpu_row("tls-seq128k-cpu", g, "tls 128 KiB seq", "tls-seq128k",
+                1.0),
+    ]
+
+
+def auth_rows():
+    """The auth set: connect time with DH-HMAC-CHAP (bidirectional),
+    nvfab / in-kernel, the median of the round's connects. Lower is
+    better; the goal: no slower than the in-kernel host."""
+    g = ("auth: connect with DH-HMAC-CHAP (bidirectional, hmac(sha256), "
+         "ffdhe2048; admin + 2 I/O queues), nvfab / in-kernel; median of "
+         "the round's connects")
+    return [
+        row("auth-connect", g, "auth connect -> block device of the "
+            "namespace, nvfab / in-kernel", "connect_ms", "ms",
+            (NVFAB, "auth-connect"), (KERNEL, "auth-connect"), "lower", 1.0),
+        row("auth-write", g, "auth connect, the write of the options "
+            "(queues authenticated), nvfab / in-kernel", "write_ms", "ms",
+            (NVFAB, "auth-connect"), (KERNEL, "auth-connect"), "lower"),
+    ]
+
+
 # The peer set's jobs: (name, what, metric, metric's title, unit).
 PEER_JOBS = (
     ("read128k", "128 KiB seq read QD8", "bw_kib", "bandwidth", "KiB/s"),
@@ -302,7 +348,8 @@ def all_rows(runs):
         m = re.match(r"asym(\d+)-", str(r.get("job", "")))
         if m:
             delays.add(int(m.group(1)))
-    return (single_rows() + rdma_rows() + peer_rows() + disc_rows() + sym_rows() +
+    return (single_rows() + rdma_rows() + tls_rows() + peer_rows() +
+            disc_rows() + auth_rows() + sym_rows() +
             asym_rows(sorted(delays)) + lb_rows() + ana_rows() + cut_rows())
 
 
@@ -455,7 +502,8 @@ def table(results, rounds, source):
     head = "%-*s %9s %9s %7s %13s %2s  %s" % (
         w, "A / B", "A", "B", "ratio", "spread", "n", "goal")
     out = ["nvfab vs in-kernel NVMe/TCP host (rdma rows: NVMe/RDMA on "
-           "rxe; peer rows: nvfab-rdma, device / host memory): %s" % source,
+           "rxe; tls rows: NVMe/TCP over TLS 1.3; peer rows: nvfab-rdma, "
+           "device / host memory): %s" % source,
            "ratio = A / B per round; median over rounds, spread min..max", "",
            head, "-" * len(head)]
     group = None

@@ -25,6 +25,16 @@ if ! mknod "$TMP/blk" b 7 250 2>/dev/null; then
 fi
 trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 fails=0
+# A tlshd tree (NVFAB_TLSHD) whose tlshd logs its start as the real one
+# does and waits to be stopped; each one's pid goes to $TMP/tlshd/pids.
+mkdir -p "$TMP/tlshd"
+cat >"$TMP/tlshd/tlshd" <<'SH'
+#!/bin/bash
+echo "$$ $*" >>"$(dirname "$0")/pids"
+echo "tlshd[$$]: Built from ktls-utils mock"
+exec sleep 600
+SH
+chmod +x "$TMP/tlshd/tlshd"
 
 check() { # DESCRIPTION CMD...
 	local d=$1
@@ -49,6 +59,8 @@ mock_run() {
 		export NVFAB_BENCH_ROUNDS=2 NVFAB_BENCH_RUNTIME=1
 		export NVFAB_BENCH_TRACEFS=$TMP/$name/tracefs
 		export NVFAB_BENCH_PROC_STAT=$TMP/$name/proc_stat
+		export NVFAB_BENCH_PROC_KEYS=$TMP/$name/proc_keys
+		unset NVFAB_TLSHD
 		local kv
 		for kv in "$@"; do
 			export "${kv?}"
@@ -85,6 +97,60 @@ mock_functions() {
 		} >"$1.part" && mv "$1.part" "$1"
 	}
 	modprobe() { [ -z "${MOCK_DISC_NOMOD:-}" ] || [ "$1" != nvfab-discovery ]; }
+	# The tls set: nvme-keyring's .nvme keyring (0x1a2b3c4d), keyctl, the
+	# nvmet port; tlshd is NVFAB_TLSHD's (above), and the one "in the
+	# target netns" replaces the background subshell that runs it (as
+	# nsenter execs it), so that the guest stops it by its pid. Only the
+	# background tlshd calls topo_tgt_exec here (the configfs parts that
+	# call it are stubs).
+	{
+		echo "0c0ffee0 I--Q---     1 perm 3f010000     0     0 keyring   _ses: 1"
+		echo "1a2b3c4d I--Q---     1 perm 1f0f0000     0     0 keyring   .nvme: empty"
+	} >"$PROC_KEYS"
+	topo_tgt_exec() {
+		echo "tgt_exec $*" >>"$EV"
+		exec "$@"
+	}
+	keyctl() {
+		echo "keyctl $*" >>"$EV"
+		case "$1" in padd) cat >/dev/null && echo 987654321 ;; esac
+	}
+	tls_port_setup() { echo "tls_port_setup" >>"$EV"; }
+	tls_port_remove() { echo "tls_port_remove" >>"$EV"; }
+	# The auth set: the target's side; the in-kernel host's control node
+	# lists its options (with the DH-HMAC-CHAP ones unless
+	# MOCK_KERNEL_NOAUTH).
+	auth_target() { echo "auth_target" >>"$EV"; }
+	auth_target_remove() { echo "auth_target_remove" >>"$EV"; }
+	if [ -n "${MOCK_KERNEL_NOAUTH:-}" ]; then
+		echo "instance=-1,cntlid=-1,transport=%s,traddr=%s,nqn=%s,tls" >"$DEVD/nvme-fabrics"
+	else
+		echo "instance=-1,cntlid=-1,transport=%s,traddr=%s,nqn=%s,tls,dhchap_secret=%s,dhchap_ctrl_secret=%s" >"$DEVD/nvme-fabrics"
+	fi
+	# A write to a control node (the tls set's in-kernel connects, the
+	# auth set's of both hosts): 20 ms, then the controller; one of
+	# AUTH_NQN as the disc set's (its own subsystem), others as a path
+	# of $NVMET_NQN on path 1.
+	fabrics_add() { # NODE OPTS
+		local cls=nvfab n=$NEXT
+		[ "$1" = nvme-fabrics ] && cls=nvme
+		[ "$cls" = nvfab ] && [ -n "${MOCK_NVFAB_FAIL:-}" ] && return 1
+		echo "fabrics $1 opts=$2,hostnqn=$HOSTNQN,hostid=$HOSTID,nr_io_queues=2" >>"$EV"
+		command sleep 0.02
+		NEXT=$((NEXT + 1))
+		INSTANCE=$n
+		if [[ $2 == *",nqn=$AUTH_NQN,"* ]]; then
+			mock_nqn_ctrl "$cls" "$n" "$AUTH_NQN"
+		else
+			mock_path_disk "$cls" "$n" 1
+		fi
+	}
+	ctrl_delete() { # N: as delete_controller does
+		local cls=nvfab
+		[ "$INIT" = kernel ] && cls=nvme
+		echo "delete $cls$1" >>"$EV"
+		rm -rf "$SYS/class/$cls/$cls$1" "$SYS/class/$cls-subsystem/$cls-subsys$1" "$DEVD/$cls${1}n1"
+	}
 	topo_up() { echo "topo_up $*" >>"$EV"; }
 	nvmet_setup() { echo "nvmet_setup $*" >>"$EV"; }
 	topo_cleanup() { :; }
@@ -207,6 +273,10 @@ mock_functions() {
 		discover)
 			echo "kernel discover ${*:2}" >>"$EV"
 			;;
+		gen-dhchap-key)
+			echo "gen-dhchap-key ${*:2}" >>"$EV"
+			printf 'DHHC-1:01:%s:\n' "$(printf '%s' "${3#--nqn=}" | base64 -w0 | head -c 40)"
+			;;
 		disconnect-all)
 			echo "kernel disconnect-all" >>"$EV"
 			mock_disc_drop nvme nvme all
@@ -245,23 +315,29 @@ mock_functions() {
 		echo 8 >"$e/max_inflight"
 	}
 	disc_listen() { echo "listener" >>"$EV"; }
+	# mock_nqn_ctrl CLASS N NQN: controller N (nvfabN or nvmeN) of NQN,
+	# in a subsystem of its own with the head of NSID 1 and its node.
+	mock_nqn_ctrl() {
+		local c=$SYS/class/$1/$1$2 s=$SYS/class/$1-subsystem/$1-subsys$2
+		mkdir -p "$c" "$s/$1$2n1"
+		echo "$3" >"$c/subsysnqn"
+		echo "$3" >"$s/subsysnqn"
+		echo 1 >"$s/$1$2n1/nsid"
+		nodeblk "$DEVD/$1$2n1"
+	}
 	disc_target() {
-		local i nqn cls pfx n
+		local i nqn cls n
 		echo "disc_target $*" >>"$EV"
 		[ "$1" = link ] || [ "$1" = unlink ] || return 0
-		cls=nvfab pfx=nvfab
-		[ "$INIT" = kernel ] && cls=nvme pfx=nvme
+		cls=nvfab
+		[ "$INIT" = kernel ] && cls=nvme
 		for ((i = $3; i <= $4; i++)); do
 			nqn=$DISC_PFX-c$i
 			[ "$2" = s ] && printf -v nqn '%s-s%03d' "$DISC_PFX" "$i"
 			if [ "$1" = link ]; then
 				n=$NEXT
 				NEXT=$((NEXT + 1))
-				mkdir -p "$SYS/class/$cls/$pfx$n" "$SYS/class/$cls-subsystem/$cls-subsys$n/${pfx}${n}n1"
-				echo "$nqn" >"$SYS/class/$cls/$pfx$n/subsysnqn"
-				echo "$nqn" >"$SYS/class/$cls-subsystem/$cls-subsys$n/subsysnqn"
-				echo 1 >"$SYS/class/$cls-subsystem/$cls-subsys$n/${pfx}${n}n1/nsid"
-				nodeblk "$DEVD/${pfx}${n}n1"
+				mock_nqn_ctrl "$cls" "$n" "$nqn"
 			elif [ "$INIT" = nvfab ]; then
 				mock_disc_drop nvfab nvfab "$nqn"
 			fi
@@ -351,13 +427,13 @@ lines() { grep -c "$2" "$TMP/$1/bench.jsonl"; }
 events() { grep -c "$2" "$TMP/$1/events"; }
 
 # 1. Everything, 2 rounds.
-mock_run full "NVFAB_BENCH_SETS=single rdma peer disc mpath" NVFAB_BENCH_DISC_STORM=5 \
-	NVFAB_BENCH_PEERIO=peerio_mock
+mock_run full "NVFAB_BENCH_SETS=single rdma tls peer disc auth mpath" NVFAB_BENCH_DISC_STORM=5 \
+	NVFAB_BENCH_PEERIO=peerio_mock "NVFAB_TLSHD=$TMP/tlshd" NVFAB_BENCH_AUTH_CONNECTS=3
 check "full: guest exits 0" test "$(tail -n1 "$TMP/full/guest.log" | grep -c 'done: ')" = 1
-# per round (single, rdma, peer, disc, sym, asym, lb, ana, cut):
-# nvfab 4 + 3 + 7 + 3 + 2 + 2x4 + 4 + 2 + 1 = 34,
-# in-kernel 4 + 3 + 0 + 2 + 2 + 2x3 + 3 + 2 + 1 = 23
-check "full: 114 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 114
+# per round (single, rdma, tls, peer, disc, auth, sym, asym, lb, ana, cut):
+# nvfab 4 + 3 + 3 + 7 + 3 + 1 + 2 + 2x4 + 4 + 2 + 1 = 38,
+# in-kernel 4 + 3 + 3 + 0 + 2 + 1 + 2 + 2x3 + 3 + 2 + 1 = 27
+check "full: 130 results" test "$(wc -l <"$TMP/full/bench.jsonl")" = 130
 check "full: round 1 starts with nvfab" test "$(head -n1 "$TMP/full/bench.jsonl" | grep -c '"nvfab"')" = 1
 check "full: round 2 starts with the in-kernel host" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | head -n1 | grep -c '"kernel"')" = 1
@@ -375,6 +451,11 @@ check "full: rdma jobs pinned as the single ones (6 per host)" \
 check "full: rdma runs between single and mpath" \
 	test "$(grep -o '"job": "[a-z0-9]*' "$TMP/full/bench.jsonl" | sed -n '9,14p' | tr '\n' ' ')" = \
 	'"job": "rdma "job": "rdma "job": "rdma "job": "rdma "job": "rdma "job": "rdma '
+check "full: tls runs after rdma" \
+	test "$(grep -o '"job": "[a-z0-9]*' "$TMP/full/bench.jsonl" | sed -n '15,20p' | tr '\n' ' ')" = \
+	'"job": "tls "job": "tls "job": "tls "job": "tls "job": "tls "job": "tls '
+check "full: tls and auth, each host once a round" \
+	test "$(lines full '"job": "tls-')" = 12 -a "$(lines full '"job": "auth-connect"')" = 4
 check "full: rdma runs keep the order of their round (round 2: in-kernel first)" \
 	test "$(grep '"round": 2' "$TMP/full/bench.jsonl" | grep '"job": "rdma-' | head -n1 | grep -c '"kernel"')" = 1
 check "full: in-kernel mpath connects with -k 5 -c 1" test "$(events full 'kernel connect .*-k 5 -c 1')" = 4
@@ -406,15 +487,15 @@ check "full: lb delays path 2 by 150 ms" test "$(events full '^delay 2 150$')" =
 check "full: lb jobs (7 per round)" test "$(lines full '"job": "lb-')" = 14
 check "full: fio service-time only for nvfab" test "$(events full 'fio .* kernel service-time')" = 0
 check "full: stall rows have stall_ms from the log" test "$(lines full '"stall_src": "log"')" = 12
-# CPU per I/O: every steady run (114 - 12 stall runs - 2 peer-counters
-# - 10 disc lines), from the two
+# CPU per I/O: every steady run (130 - 12 stall runs - 2 peer-counters
+# - 10 disc lines - 4 auth lines), from the two
 # samples inside fio's steady run
 check "full: steady runs have CPU figures (50% busy, 2 samples, 2 s)" \
-	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 90
+	test "$(lines full '"cpu_us": 1000000.0, "cpu_win_s": 2.0, "cpu_samples": 2, "cpu_busy_pct": 50.0, "cpu_per_io_us": [0-9]')" = 102
 check "full: steady runs have TCP segments received and sent per I/O, from the same samples" \
-	test "$(lines full '"cpu_per_io_us": [0-9.]*, "tcp_in_per_io": [0-9.]*, "tcp_out_per_io": [0-9.]*')" = 90
+	test "$(lines full '"cpu_per_io_us": [0-9.]*, "tcp_in_per_io": [0-9.]*, "tcp_out_per_io": [0-9.]*')" = 102
 check "full: stall runs have none" test "$(lines full '"stall_src".*cpu_us')" = 0
-check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 90
+check "full: a sample file per steady run" test "$(find "$TMP/full" -name 'cpu-*.txt' | wc -l)" = 102
 check "full: qd32-jobs is QD32 as 4 fio jobs x QD8" \
 	test "$(events full 'fio qd32-jobs .*--iodepth=8 --numjobs=4 --group_reporting')" = 4
 python3 "$HERE/report.py" "$TMP/full/bench.jsonl" --out "$TMP/full" >"$TMP/full/report.txt" 2>&1
@@ -423,6 +504,9 @@ check "full: disc rows between rdma and mpath, all with data (4 ratios, 2 of nvf
 	test "$(grep -A7 '^\[discovery:' "$TMP/full/report.txt" | grep -c -E ' (met|NOT met|\(info)')" = 6
 check "full: report counts 2 rounds" grep -q '^rounds: 2' "$TMP/full/report.txt"
 check "full: 7 rdma rows" test "$(grep -c '^rdma .*goal' "$TMP/full/report.txt")" = 7
+check "full: 7 tls rows, 2 auth rows" \
+	test "$(grep -c '^tls .*goal' "$TMP/full/report.txt")" = 7 -a \
+	"$(grep -c '^auth .*\(met\|info\)' "$TMP/full/report.txt")" = 2
 mock_run default
 check "default sets: single and mpath, no rdma (78 results)" \
 	test "$(wc -l <"$TMP/default/bench.jsonl")" = 78 -a "$(lines default '"job": "rdma-')" = 0 \
@@ -572,6 +656,95 @@ mock_run peerfail "NVFAB_BENCH_SETS=rdma peer" NVFAB_BENCH_ROUNDS=1 MOCK_PEER_FA
 check "peer setup fails: logged, the rdma set still runs (6), no peerio" \
 	test "$(wc -l <"$TMP/peerfail/bench.jsonl")" = 6 -a "$(events peerfail '^peerio')" = 0 \
 	-a "$(grep -c 'peer set skipped' "$TMP/peerfail/guest.log")" = 1
+
+# The tls set alone, 1 round.
+HNQN=nqn.2014-08.org.nvmexpress:uuid:0f0e0d0c-0b0a-4908-8706-050403020100
+TNQN=nqn.2014-08.org.nvmexpress:nvfab-test
+ANQN=nqn.2014-08.org.nvmexpress:nvfab-bench-auth
+TLSOPTS="transport=tcp,traddr=192.0.2.2,trsvcid=4430,host_traddr=192.0.2.1,nqn=$TNQN,tls"
+mock_run tls NVFAB_BENCH_SETS=tls NVFAB_BENCH_ROUNDS=1 "NVFAB_TLSHD=$TMP/tlshd"
+check "sets=tls, 1 round: 6 jobs, all tls-, both hosts" \
+	test "$(wc -l <"$TMP/tls/bench.jsonl")" = 6 -a "$(lines tls '"job": "tls-')" = 6 \
+	-a "$(lines tls '"init": "kernel"')" = 3
+check "sets=tls: nvfab connects to the TLS port with tls" \
+	test "$(events tls "^nvfab add 1 opts=$TLSOPTS\$")" = 1 -a "$(events tls 'nvfab connect')" = 0
+check "sets=tls: the in-kernel host writes the same options to /dev/nvme-fabrics, as the same host" \
+	test "$(events tls "^fabrics nvme-fabrics opts=$TLSOPTS,hostnqn=$HNQN,hostid=[^,]*,nr_io_queues=2\$")" = 1 \
+	-a "$(events tls 'kernel connect')" = 0
+check "sets=tls: tls jobs pinned as the single ones" \
+	test "$(events tls 'fio tls-.*--cpus_allowed=0')" = 6
+check "sets=tls: the TLS port set up once, removed at exit" \
+	test "$(events tls '^tls_port_setup$')" = 1 -a "$(events tls '^tls_port_remove$')" = 1
+check "sets=tls: the PSK for the bench's host NQN and the subsystem, in the .nvme keyring, removed at exit" \
+	test "$(events tls "^keyctl padd psk NVMe0R01 $HNQN $TNQN 439041101\$")" = 1 \
+	-a "$(events tls '^keyctl unlink 987654321 439041101$')" = 1
+check "sets=tls: one tlshd in the hosts' netns, one in the target's, with the config" \
+	test "$(grep -c " -c $TMP/tls/tlshd.conf -s\$" "$TMP/tlshd/pids")" = 2 \
+	-a "$(events tls "^tgt_exec $TMP/tlshd/tlshd -c $TMP/tls/tlshd.conf -s\$")" = 1 \
+	-a "$(printf '[debug]\nloglevel=0\ntls=0\nnl=0\n[authenticate]\nkeyrings=.nvme')" = "$(cat "$TMP/tls/tlshd.conf")" \
+	-a "$(cat "$TMP/tls/tlshd-host.log" "$TMP/tls/tlshd-tgt.log" | grep -c 'Built from')" = 2
+tlshd_gone() {
+	local p
+	while read -r p _; do
+		kill -0 "$p" 2>/dev/null && return 1
+	done <"$TMP/tlshd/pids"
+	return 0
+}
+check "sets=tls: both tlshd stopped at exit" tlshd_gone
+python3 "$HERE/report.py" "$TMP/tls/bench.jsonl" >"$TMP/tls/report.txt" 2>&1
+check "sets=tls: 7 tls rows with data, 3 of them CPU per I/O" \
+	test "$(grep -c '^tls .*goal' "$TMP/tls/report.txt")" = 7 \
+	-a "$(grep -c '^tls .*CPU per I/O (us).*CPU busy A/B: 50%/50%' "$TMP/tls/report.txt")" = 3
+mock_run notlshd "NVFAB_BENCH_SETS=tls auth" NVFAB_BENCH_ROUNDS=1 NVFAB_BENCH_AUTH_CONNECTS=1
+check "no tlshd: the tls set skipped, logged, auth still runs (2)" \
+	test "$(wc -l <"$TMP/notlshd/bench.jsonl")" = 2 -a "$(lines notlshd '"job": "tls-')" = 0 \
+	-a "$(lines notlshd '"job": "auth-connect"')" = 2 \
+	-a "$(grep -c 'tls: no tlshd' "$TMP/notlshd/guest.log")" = 1 \
+	-a "$(grep -c 'tls set skipped' "$TMP/notlshd/guest.log")" = 1 \
+	-a "$(events notlshd 'keyctl\|tls_port_setup')" = 0
+
+# The auth set alone, 2 rounds of 4 connects.
+mock_run auth NVFAB_BENCH_SETS=auth NVFAB_BENCH_AUTH_CONNECTS=4
+check "sets=auth, 2 rounds: one auth-connect line per host and round" \
+	test "$(wc -l <"$TMP/auth/bench.jsonl")" = 4 -a "$(lines auth '"job": "auth-connect"')" = 4 \
+	-a "$(lines auth '"init": "kernel"')" = 2
+check "sets=auth: each line: the 4 times, their median, the writes' times and median, min, max" \
+	test "$(lines auth '"job": "auth-connect", "connect_all": \[[0-9.]*\(, [0-9.]*\)\{3\}\], "connect_ms": [0-9.]*, "write_all": \[[0-9.]*\(, [0-9.]*\)\{3\}\], "write_ms": [0-9.]*, "connect_min_ms": [0-9]*, "connect_max_ms": [0-9]*, "connects": 4, "failed": 0, "hash": "hmac(sha256)", "dhgroup": "ffdhe2048"}')" = 4
+check "sets=auth: the keys from nvme-cli, transformed with the host's and the subsystem's NQN" \
+	test "$(events auth "^gen-dhchap-key --hmac=1 --nqn=$HNQN\$")" = 1 \
+	-a "$(events auth "^gen-dhchap-key --hmac=1 --nqn=$ANQN\$")" = 1
+AOPTS="transport=tcp,traddr=192.0.2.2,trsvcid=4431,host_traddr=192.0.2.1,nqn=$ANQN,dhchap_secret=DHHC-1:01:[^:,]*:,dhchap_ctrl_secret=DHHC-1:01:[^:,]*:,hostnqn=$HNQN,hostid=[^,]*,nr_io_queues=2"
+check "sets=auth: 8 connects per host, the same options (both keys) to each host's control node" \
+	test "$(events auth "^fabrics nvfab-fabrics opts=$AOPTS\$")" = 8 \
+	-a "$(events auth "^fabrics nvme-fabrics opts=$AOPTS\$")" = 8
+check "sets=auth: the controller key is not the host key" \
+	test "$(grep -m1 '^fabrics ' "$TMP/auth/events" | sed 's/.*dhchap_secret=\([^,]*\),dhchap_ctrl_secret=\([^,]*\),.*/\1 \2/' | awk '{ print ($1 != $2) }')" = 1
+check "sets=auth: each controller deleted before the next connect" \
+	test "$(grep -oE '^(fabrics|delete)' "$TMP/auth/events" | tr '\n' ' ')" = \
+	"$(for ((i = 0; i < 16; i++)); do printf 'fabrics delete '; done)"
+check "sets=auth: the target set up once, removed at exit" \
+	test "$(events auth '^auth_target$')" = 1 -a "$(events auth '^auth_target_remove$')" = 1
+python3 "$HERE/report.py" "$TMP/auth/bench.jsonl" >"$TMP/auth/report.txt" 2>&1
+check "sets=auth: the 2 auth rows have data" \
+	test "$(grep -c '^auth .*\(met\|info\)' "$TMP/auth/report.txt")" = 2
+mock_run authnok NVFAB_BENCH_SETS=auth NVFAB_BENCH_ROUNDS=1 NVFAB_BENCH_AUTH_CONNECTS=2 MOCK_KERNEL_NOAUTH=1
+check "in-kernel host without DH-HMAC-CHAP: nvfab alone, logged" \
+	test "$(wc -l <"$TMP/authnok/bench.jsonl")" = 1 -a "$(lines authnok '"init": "nvfab"')" = 1 \
+	-a "$(events authnok 'nvme-fabrics')" = 0 \
+	-a "$(grep -c 'in-kernel host has no DH-HMAC-CHAP' "$TMP/authnok/guest.log")" = 1
+mock_run authfail NVFAB_BENCH_SETS=auth MOCK_NVFAB_FAIL=1
+check "nvfab's auth connects fail: 3 tries a round, logged; the in-kernel lines kept (2)" \
+	test "$(wc -l <"$TMP/authfail/bench.jsonl")" = 2 -a "$(lines authfail '"init": "kernel"')" = 2 \
+	-a "$(grep -c 'auth: nvfab: connect [123] of 10 failed' "$TMP/authfail/guest.log")" = 6 \
+	-a "$(grep -c 'auth: nvfab: 3 connects failed, round [12] given up' "$TMP/authfail/guest.log")" = 2
+mock_run sqflow "NVFAB_BENCH_SETS=tls auth" NVFAB_BENCH_ROUNDS=1 NVFAB_BENCH_AUTH_CONNECTS=2 \
+	"NVFAB_TLSHD=$TMP/tlshd" NVFAB_BENCH_KERNEL_SQFLOW=1
+check "BENCH_KERNEL_SQFLOW=1: the in-kernel host's tls and auth connects ask for disable_sqflow, nvfab's not" \
+	test "$(events sqflow '^fabrics nvme-fabrics opts=.*,\(tls\|dhchap_ctrl_secret=[^,]*\),disable_sqflow,hostnqn=')" = 3 \
+	-a "$(events sqflow '^\(fabrics nvfab-fabrics\|nvfab add\) .*disable_sqflow')" = 0 \
+	-a "$(events sqflow '^\(fabrics nvfab-fabrics\|nvfab add\) ')" = 3
+check "after every run: no tlshd left" tlshd_gone
+
 mock_run symcut "NVFAB_BENCH_SETS=sym cut" "NVFAB_BENCH_DELAYS=5"
 check "sets='sym cut': sym1, sym2, cut per host and round (12)" test "$(wc -l <"$TMP/symcut/bench.jsonl")" = 12
 mock_run asym5 NVFAB_BENCH_SETS=asym NVFAB_BENCH_DELAYS=5 NVFAB_BENCH_ROUNDS=1

@@ -64,6 +64,15 @@ def synthetic(rounds=3, drop=(), cpu=True):
         add(K, rnd, "rdma-qd32", iops=20000, **c(100, 100.0))
         add(NV, rnd, "rdma-seq128k", bw_kib=450000 * f, **c(900 * f, 99.0))
         add(K, rnd, "rdma-seq128k", bw_kib=500000, **c(850, 99.0))
+        # tls set: nvfab better on QD1 and CPU, worse on QD32 IOPS
+        add(NV, rnd, "tls-qd1", lat_mean_us=140 * f, lat_p99_us=300 * f,
+            iops=7000, **c(70 * f, 50.0, 1.0, 2.0))
+        add(K, rnd, "tls-qd1", lat_mean_us=160, lat_p99_us=300, iops=6200,
+            **c(80, 52.0, 1.0, 3.0))
+        add(NV, rnd, "tls-qd32", iops=19000 * f, **c(110 * f, 100.0))
+        add(K, rnd, "tls-qd32", iops=20000, **c(100, 100.0))
+        add(NV, rnd, "tls-seq128k", bw_kib=600000 * f, **c(700 * f, 99.0))
+        add(K, rnd, "tls-seq128k", bw_kib=600000, **c(800, 99.0))
         # peer set: device memory / host memory on nvfab-rdma (both
         # init nvfab): reads 0.95x, writes 1.0x, 4k 0.9x IOPS; CPU 1.1x on
         # the reads; no bounce, no peer I/O from host memory
@@ -90,6 +99,16 @@ def synthetic(rounds=3, drop=(), cpu=True):
             inflight_peak=8, max_inflight=8, storm_remove_ms=20000 * f)
         add(K, rnd, "disc-storm", n_subsys=200, storm_ms=60000,
             inflight_peak=None, max_inflight=None, storm_remove_ms=None)
+        # auth set: nvfab connects in 0.8x the in-kernel host's time, its
+        # write in 0.9x
+        add(NV, rnd, "auth-connect", connect_all=[800 * f] * 10,
+            connect_ms=800 * f, write_all=[720 * f] * 10, write_ms=720 * f,
+            connect_min_ms=700 * f, connect_max_ms=900 * f, connects=10,
+            failed=0, hash="hmac(sha256)", dhgroup="ffdhe2048")
+        add(K, rnd, "auth-connect", connect_all=[1000] * 10,
+            connect_ms=1000, write_all=[800] * 10, write_ms=800,
+            connect_min_ms=950, connect_max_ms=1100, connects=10, failed=0,
+            hash="hmac(sha256)", dhgroup="ffdhe2048")
         add(NV, rnd, "sym1", iops=30000 * f)
         add(K, rnd, "sym1", iops=30000)
         add(NV, rnd, "sym2", iops=33000 * f)
@@ -218,6 +237,51 @@ class ReportTest(unittest.TestCase):
                          r"+3  met \(goal <= 1\.00\)  CPU busy A/B: "
                          r"100%/100%")
         self.assertIn("[rdma: 1 controller over soft RoCE (rxe)", r.stdout)
+        # tls set: its own rows after rdma's, goals 1.00 everywhere
+        tls = ("tls-qd1-mean", "tls-qd1-p99", "tls-qd1-cpu", "tls-qd32-iops",
+               "tls-qd32-cpu", "tls-seq128k-bw", "tls-seq128k-cpu")
+        ids = [x["id"] for x in s["rows"]]
+        self.assertEqual(ids[ids.index("rdma-seq128k-cpu") + 1:
+                             ids.index("rdma-seq128k-cpu") + 8], list(tls))
+        for rid in tls:
+            self.assertEqual(rows[rid]["goal"], 1.0, rid)
+            self.assertTrue(rows[rid]["title"].startswith("tls "), rid)
+            self.assertEqual(rows[rid]["a"], {"init": NV,
+                                              "job": rows[rid]["b"]["job"]})
+            self.assertEqual(rows[rid]["b"]["init"], K, rid)
+        self.assertEqual(rows["tls-qd1-mean"]["status"], "met")    # 0.875
+        self.assertAlmostEqual(rows["tls-qd1-mean"]["ratio"], 0.875)
+        self.assertEqual(rows["tls-qd1-p99"]["status"], "met")     # 1.0
+        self.assertEqual(rows["tls-qd32-iops"]["status"], "NOT met")  # 0.95
+        self.assertEqual(rows["tls-qd32-cpu"]["status"], "NOT met")   # 1.1
+        self.assertEqual(rows["tls-seq128k-bw"]["status"], "met")  # 1.0
+        self.assertEqual(rows["tls-seq128k-cpu"]["status"], "met")  # 0.875
+        self.assertEqual(rows["tls-qd1-cpu"]["cpu_busy_pct"],
+                         {"a": 50.0, "b": 52.0})
+        self.assertRegex(r.stdout, r"tls QD32 CPU per I/O \(us\), nvfab / "
+                         r"in-kernel +110\.0 +100\.0 +1\.10 +1\.04\.\.1\.16 "
+                         r"+3  NOT met \(goal <= 1\.00\)  CPU busy A/B: "
+                         r"100%/100%")
+        self.assertIn("[tls: 1 controller over NVMe/TCP with TLS 1.3",
+                      r.stdout)
+        self.assertIn("tls rows: NVMe/TCP over TLS 1.3", r.stdout)
+        # auth set: a time, lower is better; the connect has a goal, the
+        # write is informational
+        self.assertEqual(rows["auth-connect"]["better"], "lower")
+        self.assertEqual(rows["auth-connect"]["goal"], 1.0)
+        self.assertEqual(rows["auth-connect"]["status"], "met")    # 0.8
+        self.assertAlmostEqual(rows["auth-connect"]["ratio"], 0.8)
+        self.assertAlmostEqual(rows["auth-connect"]["min"], 0.76)
+        self.assertAlmostEqual(rows["auth-connect"]["max"], 0.84)
+        self.assertAlmostEqual(rows["auth-connect"]["a_median"], 800)
+        self.assertAlmostEqual(rows["auth-connect"]["b_median"], 1000)
+        self.assertEqual(rows["auth-write"]["status"], "info")
+        self.assertAlmostEqual(rows["auth-write"]["ratio"], 0.9)
+        self.assertEqual(ids.index("auth-connect"),
+                         ids.index("disc-storm-remove") + 1)
+        self.assertRegex(r.stdout, r"auth connect -> block device of the "
+                         r"namespace, nvfab / in-kernel +800\.0 +1000 +0\.80 "
+                         r"+0\.76\.\.0\.84 +3  met \(goal <= 1\.00\)")
         self.assertEqual(rows["asym30-st-qd"]["status"], "met")    # 29/15
         self.assertEqual(rows["asym30-st-qd"]["goal"], 1.5)
         self.assertEqual(rows["asym1-st-qd"]["status"], "info")
@@ -275,6 +339,7 @@ class ReportTest(unittest.TestCase):
         s, rows = rows_by_id(self.d)
         cpu = ("qd1-cpu", "qd32-cpu", "qd32j-cpu", "seq128k-cpu",
                "rdma-qd1-cpu", "rdma-qd32-cpu", "rdma-seq128k-cpu",
+               "tls-qd1-cpu", "tls-qd32-cpu", "tls-seq128k-cpu",
                "peer-read128k-cpu", "peer-write128k-cpu", "peer-rand4k-cpu")
         segs = ("qd32-segs-out", "qd32-segs-in", "seq128k-segs-out",
                 "seq128k-segs-in")
@@ -291,6 +356,8 @@ class ReportTest(unittest.TestCase):
             len(cpu))
         self.assertEqual(rows["qd32-iops"]["status"], "met")
         self.assertEqual(rows["rdma-qd32-iops"]["status"], "met")
+        self.assertEqual(rows["tls-qd1-mean"]["status"], "met")
+        self.assertEqual(rows["auth-connect"]["status"], "met")
         # CPU figures in one round only: that round alone counts
         lines = synthetic(cpu=False)
         lines = [x for x in lines if x["round"] != 2]
@@ -343,6 +410,60 @@ class ReportTest(unittest.TestCase):
         _, rows = rows_by_id(self.d)
         self.assertEqual(rows["disc-remove"]["status"], "no data")
         self.assertEqual(rows["disc-ready"]["status"], "no data")
+
+    def test_tls(self):
+        """BENCH_SETS=tls: its seven rows have data, nothing else; a
+        round without the in-kernel host's runs (its tls connect failed)
+        is left out of the ratios."""
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, [x for x in synthetic() if x["job"].startswith("tls-")])
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s, rows = rows_by_id(self.d)
+        with_data = [x["id"] for x in s["rows"] if x["status"] != "no data"]
+        self.assertEqual(with_data, ["tls-qd1-mean", "tls-qd1-p99",
+                                     "tls-qd1-cpu", "tls-qd32-iops",
+                                     "tls-qd32-cpu", "tls-seq128k-bw",
+                                     "tls-seq128k-cpu"])
+        self.assertEqual(s["goals"]["no_data"], len(s["rows"]) - 7)
+        write(j, [x for x in synthetic() if x["job"].startswith("tls-")
+                  and not (x["init"] == K and x["round"] == 2)])
+        run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        self.assertEqual(rows["tls-qd32-iops"]["rounds"], [1, 3])
+        self.assertEqual(rows["tls-qd32-iops"]["n"], 2)
+
+    def test_auth(self):
+        """BENCH_SETS=auth: the connect time with its goal 1.0 (lower is
+        better) and the write's time; nvfab alone (no in-kernel
+        authentication) gives no ratio."""
+        j = os.path.join(self.d, "bench.jsonl")
+        write(j, [x for x in synthetic() if x["job"] == "auth-connect"])
+        r = run_report(j, self.d)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        s, rows = rows_by_id(self.d)
+        self.assertEqual(rows["auth-connect"]["status"], "met")
+        self.assertEqual(rows["auth-write"]["status"], "info")
+        self.assertEqual(s["goals"]["no_data"], len(s["rows"]) - 2)
+        self.assertIn("[auth: connect with DH-HMAC-CHAP (bidirectional",
+                      r.stdout)
+        # slower than the in-kernel host: NOT met
+        lines = [x for x in synthetic() if x["job"] == "auth-connect"]
+        for x in lines:
+            if x["init"] == NV:
+                x["connect_ms"] = 1300
+        write(j, lines)
+        run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        self.assertEqual(rows["auth-connect"]["status"], "NOT met")
+        self.assertAlmostEqual(rows["auth-connect"]["ratio"], 1.3)
+        # nvfab alone
+        write(j, [x for x in synthetic() if x["job"] == "auth-connect"
+                  and x["init"] == NV])
+        run_report(j, self.d)
+        _, rows = rows_by_id(self.d)
+        self.assertEqual(rows["auth-connect"]["status"], "no data")
+        self.assertNotIn("why", rows["auth-connect"])
 
     def test_peer(self):
         """The peer set: device / host memory ratios (no goals), the
@@ -854,6 +975,17 @@ class PlotRowsTest(unittest.TestCase):
         ids = [r["id"] for r in plot.drawn_rows(s)]
         self.assertEqual(len(ids), 20)
         self.assertEqual(ids.index("rdma-qd1-mean"), 13)
+        # BENCH_SETS="rdma tls": rdma's rows, then tls's
+        s = self.summary([x for x in synthetic()
+                          if x["job"].startswith(("rdma-", "tls-"))])
+        ids = [r["id"] for r in plot.drawn_rows(s)]
+        self.assertEqual(len(ids), 14)
+        self.assertEqual(ids.index("tls-qd1-mean"), 7)
+        # BENCH_SETS=auth: both rows are ratios, drawn
+        s = self.summary([x for x in synthetic()
+                          if x["job"] == "auth-connect"])
+        self.assertEqual([r["id"] for r in plot.drawn_rows(s)],
+                         ["auth-connect", "auth-write"])
         # BENCH_SETS=peer: its six ratios; the counters (A alone) not
         s = self.summary([x for x in synthetic()
                           if x["job"].startswith("peer-")])
@@ -893,6 +1025,9 @@ class PlotTest(unittest.TestCase):
                                           if x["job"].startswith("rdma-")]),
                                 ("peer", [x for x in synthetic()
                                           if x["job"].startswith("peer-")]),
+                                ("tlsauth", [x for x in synthetic()
+                                             if x["job"].startswith(
+                                                 ("tls-", "auth-"))]),
                                 ("old", synthetic(cpu=False))):
                 j = os.path.join(d, name + ".jsonl")
                 write(j, lines)
