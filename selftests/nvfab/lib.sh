@@ -115,6 +115,7 @@ nvfab_load() { # module...
 			for dep in $(modinfo -F depends "$p" 2>/dev/null | tr , ' '); do
 				case "$dep" in
 				nvfab-*) nvfab_load "$dep" || return 1 ;;
+				*) modprobe "$dep" || return 1 ;;
 				esac
 			done
 			insmod "$p" || return 1
