@@ -63,9 +63,8 @@ target_start() {
 		args=(--scenario "$sc" --state "$TSTATE")
 	fi
 	[ -n "${NVFAB_HOSTILE_VERBOSE:-}" ] && args+=(--verbose)
-	"${PYTHON[@]}" "$TARGET" --addr "$TADDR" --port "$port" --nqn "$NQN" \
-		"${args[@]}" "$@" 2>"$TLOG" &
-	TPID=$!
+	target_run "$TLOG" --addr "$TADDR" --port "$port" --nqn "$NQN" \
+		"${args[@]}" "$@"
 	wait_for 90000 test -s "$TSTATE"
 }
 
@@ -1000,6 +999,7 @@ hostile_end() {
 
 cleanup() {
 	[ -n "$TPID" ] && kill -KILL "$TPID" 2>/dev/null
+	spawn_stop
 	delete_all 20000
 	nvfab_unload nvfab-tcp nvfab-fabrics nvfab-core >/dev/null 2>&1
 }
@@ -1013,6 +1013,7 @@ dmesg_canary_start
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
 ip link set lo up 2>/dev/null
+spawn_start "$LOGDIR/spawn.log"
 head -c 8192 /dev/urandom >"$PAT"
 
 ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-tcp

@@ -40,6 +40,7 @@ set -u
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 TARGET=$REPO/tools/testing/hostile-target/nvfab_hostile_target.py
+PYTHON=(python3 -B -S)
 DCFS=/sys/kernel/config/nvfab/discovery
 DISC_NQN=nqn.2014-08.org.nvmexpress.discovery
 NVM_NQN=nqn.2014-08.org.nvmexpress:nvfab-hostile-disc	# -<i>, the target's
@@ -67,10 +68,8 @@ target_start() {
 	TLOG=$LOGDIR/target-$sc.log
 	rm -f "$TSTATE"
 	[ "$sc" = none ] || args=(--scenario "$sc")
-	python3 -B -S "$TARGET" --discovery --port "$port" \
-		--disc-entries "$NR_NVM" --state "$TSTATE" "${args[@]}" "$@" \
-		2>"$TLOG" &
-	TPID=$!
+	target_run "$TLOG" --discovery --port "$port" \
+		--disc-entries "$NR_NVM" --state "$TSTATE" "${args[@]}" "$@"
 	wait_for 90000 test -s "$TSTATE"
 }
 
@@ -376,6 +375,7 @@ cleanup() {
 	local d
 
 	[ -n "$TPID" ] && kill -KILL "$TPID" 2>/dev/null
+	spawn_stop
 	for d in "$DCFS"/hd-*; do
 		[ -d "$d" ] || continue
 		echo 0 >"$d/enable" 2>/dev/null
@@ -393,6 +393,7 @@ ktap_set_plan 11
 dmesg_canary_start
 mkdir -p "$LOGDIR"
 ip link set lo up 2>/dev/null
+spawn_start "$LOGDIR/spawn.log"
 modprobe -q configfs 2>/dev/null || true
 
 ktap_check "modules load (nvfab-core, -fabrics, -tcp, -discovery)" \

@@ -116,6 +116,74 @@ run_scenario() {
 
 # ---- the target ----
 
+# The target's process. A new Python that imports the target takes 5-15 s
+# in the test kernel before it listens (more with pyverbs), most of a
+# short scenario, and the scripts start over 60: target_run forks each
+# target from one warm Python (tools/testing/hostile-target/
+# nvfab_hostile_spawn.py, started by spawn_start) instead. The child is the
+# target process, as a process of its own would be: TPID, signals, stderr
+# in its log. Without the spawner (it did not start, or died) the target
+# starts as a process of its own. The sourcing script sets PYTHON (the
+# interpreter and its flags) and TARGET (the script).
+SPAWN_PID=
+SPAWN_DIR=
+SPAWN_FD=
+SPAWN_N=0
+
+spawn_up() { [ -e "$SPAWN_DIR/ready" ] || pid_gone "$SPAWN_PID"; }
+
+# spawn_start LOG: the spawner for TARGET, its stderr in LOG; 1 (and
+# targets started on their own) if it is not ready within 120 s.
+spawn_start() {
+	local spawner
+
+	spawner=$(dirname "$TARGET")/nvfab_hostile_spawn.py
+	SPAWN_DIR=$(mktemp -d /tmp/nvfab-spawn.XXXXXX) || return 1
+	mkfifo "$SPAWN_DIR/fifo" || return 1
+	"${PYTHON[@]}" "$spawner" "$SPAWN_DIR/fifo" "$SPAWN_DIR/ready" \
+		"$TARGET" 2>"$1" &
+	SPAWN_PID=$!
+	# read-write, as the spawner holds it: a write never blocks on it
+	exec {SPAWN_FD}<>"$SPAWN_DIR/fifo"
+	wait_for 120000 spawn_up
+	if [ ! -e "$SPAWN_DIR/ready" ]; then
+		ktap_diag "target spawner did not start (see $1): targets start on their own"
+		spawn_stop
+		return 1
+	fi
+}
+
+spawn_stop() {
+	[ -n "$SPAWN_PID" ] && kill -TERM "$SPAWN_PID" 2>/dev/null
+	[ -n "$SPAWN_FD" ] && exec {SPAWN_FD}>&-
+	[ -n "$SPAWN_DIR" ] && rm -rf "$SPAWN_DIR"
+	SPAWN_PID=
+	SPAWN_FD=
+	SPAWN_DIR=
+}
+
+# target_run LOG ARGS...: a target with ARGS, its stderr in LOG; sets
+# TPID.
+target_run() {
+	local log=$1 req pidf
+
+	shift
+	if [ -n "$SPAWN_PID" ] && ! pid_gone "$SPAWN_PID"; then
+		SPAWN_N=$((SPAWN_N + 1))
+		req=$SPAWN_DIR/req.$SPAWN_N
+		pidf=$SPAWN_DIR/pid.$SPAWN_N
+		printf '%s\0' "$log" "$pidf" "$@" >"$req"
+		echo "$req" >&"$SPAWN_FD"
+		if wait_for 30000 test -s "$pidf"; then
+			read -r TPID <"$pidf"
+			return 0
+		fi
+		ktap_diag "target spawner did not answer: this target starts on its own"
+	fi
+	"${PYTHON[@]}" "$TARGET" "$@" 2>"$log" &
+	TPID=$!
+}
+
 # misbehaved N: the target has committed at least N misbehaviours.
 misbehaved() {
 	local n=0

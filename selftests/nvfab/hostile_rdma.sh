@@ -38,6 +38,7 @@ port=$PORT_BASE
 
 cleanup() {
 	[ -n "$TPID" ] && kill -KILL "$TPID" 2>/dev/null
+	spawn_stop
 	delete_all 20000
 	nvfab_unload nvfab-rdma nvfab-fabrics nvfab-core >/dev/null 2>&1
 	rdma link delete "$RDMA_DEV" >/dev/null 2>&1
@@ -203,6 +204,7 @@ dmesg_canary_start
 mkdir -p "$LOGDIR"
 : >"$LOGDIR/connect.err"
 head -c 8192 /dev/urandom >"$PAT"
+spawn_start "$LOGDIR/spawn.log"
 
 ktap_check "soft RoCE device $RDMA_DEV on $RDMA_IF ($RDMA_ADDR)" rdma_up
 ktap_check "modules load" nvfab_load nvfab-core nvfab-fabrics nvfab-rdma
