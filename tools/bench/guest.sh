@@ -882,19 +882,25 @@ block_single() {
 	disconnect
 }
 
-# block_rdma: the rdma set, the single-path jobs over rxe (pinned as those
-# of block_single), named rdma-*.
+# transport_jobs NAME: the single-path jobs of a transport's set (pinned
+# as those of block_single), named NAME-qd1, NAME-qd32, NAME-seq128k, on
+# the controller connect_one NAME made; disconnects it.
+transport_jobs() {
+	local -a pin=()
+	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
+	job "$1"-qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
+	job "$1"-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	job "$1"-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
+	profile_job "$1"-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
+	profile_job "$1"-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
+	disconnect
+}
+
+# block_rdma: the rdma set, the single-path jobs over rxe.
 block_rdma() {
 	[ "$RDMA_OK" = 1 ] || return 1	# main logged why
 	connect_one rdma || return 1
-	local -a pin=()
-	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
-	job rdma-qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
-	job rdma-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
-	job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
-	profile_job rdma-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
-	profile_job rdma-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
-	disconnect
+	transport_jobs rdma
 }
 
 # ---- the tls set -------------------------------------------------------------
@@ -993,19 +999,11 @@ tls_teardown() {
 	return 0
 }
 
-# block_tls: the tls set, the single-path jobs over TLS (pinned as those
-# of block_single), named tls-*.
+# block_tls: the tls set, the single-path jobs over TLS.
 block_tls() {
 	[ "$TLS_OK" = 1 ] || return 1	# main logged why
 	connect_one tls || return 1
-	local -a pin=()
-	[ -n "$PIN_CPU" ] && pin=(--cpus_allowed="$PIN_CPU")
-	job tls-qd1 --rw=randread --bs=4k --iodepth=1 "${pin[@]}"
-	job tls-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
-	job tls-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
-	profile_job tls-qd32 --rw=randread --bs=4k --iodepth=32 "${pin[@]}"
-	profile_job tls-seq128k --rw=read --bs=128k --iodepth=8 "${pin[@]}"
-	disconnect
+	transport_jobs tls
 }
 
 # peer_setup: nvfab-peermem and the test provider on the ivshmem device

@@ -96,31 +96,42 @@ def single_rows():
     ]
 
 
+def transport_rows(name, g):
+    """The rows of a single-path set over transport @name (rdma, tls):
+    nvfab / in-kernel, one controller each to the same subsystem, jobs
+    @name-qd1, @name-qd32 and @name-seq128k; @g is the set's group text.
+    The in-kernel host's own transport code is the reference on every row,
+    CPU per I/O too (goal 1.00)."""
+    return [
+        row(name + "-qd1-mean", g,
+            "%s QD1 mean latency, nvfab / in-kernel" % name,
+            "lat_mean_us", "us", (NVFAB, name + "-qd1"),
+            (KERNEL, name + "-qd1"), "lower", 1.0),
+        row(name + "-qd1-p99", g,
+            "%s QD1 p99 latency, nvfab / in-kernel" % name,
+            "lat_p99_us", "us", (NVFAB, name + "-qd1"),
+            (KERNEL, name + "-qd1"), "lower", 1.0),
+        cpu_row(name + "-qd1-cpu", g, name + " QD1", name + "-qd1", 1.0),
+        row(name + "-qd32-iops", g, "%s QD32 IOPS, nvfab / in-kernel" % name,
+            "iops", "IOPS", (NVFAB, name + "-qd32"),
+            (KERNEL, name + "-qd32"), "higher", 1.0),
+        cpu_row(name + "-qd32-cpu", g, name + " QD32", name + "-qd32", 1.0),
+        row(name + "-seq128k-bw", g,
+            "%s 128 KiB seq bandwidth, nvfab / in-kernel" % name, "bw_kib",
+            "KiB/s", (NVFAB, name + "-seq128k"),
+            (KERNEL, name + "-seq128k"), "higher", 1.0),
+        cpu_row(name + "-seq128k-cpu", g, name + " 128 KiB seq",
+                name + "-seq128k", 1.0),
+    ]
+
+
 def rdma_rows():
     """The rdma set: nvfab-rdma / nvme-rdma on soft RoCE (rxe). rxe costs
     CPU in the TCG guest, so CPU per I/O has goal 1.00 on every row."""
-    g = ("rdma: 1 controller over soft RoCE (rxe), nvfab-rdma / nvme-rdma: "
-         "QD1/QD32 4 KiB randread, 128 KiB seq read; guest CPU time (all "
-         "CPUs) per I/O")
-    return [
-        row("rdma-qd1-mean", g, "rdma QD1 mean latency, nvfab / in-kernel",
-            "lat_mean_us", "us", (NVFAB, "rdma-qd1"), (KERNEL, "rdma-qd1"),
-            "lower", 1.0),
-        row("rdma-qd1-p99", g, "rdma QD1 p99 latency, nvfab / in-kernel",
-            "lat_p99_us", "us", (NVFAB, "rdma-qd1"), (KERNEL, "rdma-qd1"),
-            "lower", 1.0),
-        cpu_row("rdma-qd1-cpu", g, "rdma QD1", "rdma-qd1", 1.0),
-        row("rdma-qd32-iops", g, "rdma QD32 IOPS, nvfab / in-kernel", "iops",
-            "IOPS", (NVFAB, "rdma-qd32"), (KERNEL, "rdma-qd32"), "higher",
-            1.0),
-        cpu_row("rdma-qd32-cpu", g, "rdma QD32", "rdma-qd32", 1.0),
-        row("rdma-seq128k-bw", g,
-            "rdma 128 KiB seq bandwidth, nvfab / in-kernel", "bw_kib",
-            "KiB/s", (NVFAB, "rdma-seq128k"), (KERNEL, "rdma-seq128k"),
-            "higher", 1.0),
-        cpu_row("rdma-seq128k-cpu", g, "rdma 128 KiB seq", "rdma-seq128k",
-                1.0),
-    ]
+    return transport_rows(
+        "rdma", "rdma: 1 controller over soft RoCE (rxe), nvfab-rdma / "
+        "nvme-rdma: QD1/QD32 4 KiB randread, 128 KiB seq read; guest CPU "
+        "time (all CPUs) per I/O")
 
 
 def tls_rows():
@@ -128,28 +139,10 @@ def tls_rows():
     NVMe/TCP with TLS 1.3 (PSK, tlshd) to the same subsystem. Both hosts
     use the kernel's TLS (kTLS) for the records, so the goals are those
     of the rdma set: no worse than the in-kernel host, CPU too."""
-    g = ("tls: 1 controller over NVMe/TCP with TLS 1.3 (PSK, tlshd), "
-         "nvfab / in-kernel: QD1/QD32 4 KiB randread, 128 KiB seq read; "
-         "guest CPU time (all CPUs) per I/O")
-    return [
-        row("tls-qd1-mean", g, "tls QD1 mean latency, nvfab / in-kernel",
-            "lat_mean_us", "us", (NVFAB, "tls-qd1"), (KERNEL, "tls-qd1"),
-            "lower", 1.0),
-        row("tls-qd1-p99", g, "tls QD1 p99 latency, nvfab / in-kernel",
-            "lat_p99_us", "us", (NVFAB, "tls-qd1"), (KERNEL, "tls-qd1"),
-            "lower", 1.0),
-        cpu_row("tls-qd1-cpu", g, "tls QD1", "tls-qd1", 1.0),
-        row("tls-qd32-iops", g, "tls QD32 IOPS, nvfab / in-kernel", "iops",
-            "IOPS", (NVFAB, "tls-qd32"), (KERNEL, "tls-qd32"), "higher",
-            1.0),
-        cpu_row("tls-qd32-cpu", g, "tls QD32", "tls-qd32", 1.0),
-        row("tls-seq128k-bw", g,
-            "tls 128 KiB seq bandwidth, nvfab / in-kernel", "bw_kib",
-            "KiB/s", (NVFAB, "tls-seq128k"), (KERNEL, "tls-seq128k"),
-            "higher", 1.0),
-        cpu_row("tls-seq128k-cpu", g, "tls 128 KiB seq", "tls-seq128k",
-                1.0),
-    ]
+    return transport_rows(
+        "tls", "tls: 1 controller over NVMe/TCP with TLS 1.3 (PSK, tlshd), "
+        "nvfab / in-kernel: QD1/QD32 4 KiB randread, 128 KiB seq read; "
+        "guest CPU time (all CPUs) per I/O")
 
 
 def auth_rows():
