@@ -15,42 +15,14 @@
 #include <linux/list.h>
 #include <linux/types.h>
 #include <linux/uuid.h>
+#include <uapi/nvfab/fabrics.h>	/* the grammar's table and limits */
 
 struct device;
 struct module;
 struct nvfab_ctrl;
 struct key;
 
-/* NVMe over Fabrics 1.1, 7.2: an NQN is at most 223 bytes including NUL. */
-#define NVFAB_NQN_SIZE		223
-/* Transport address and service ID sizes of the Discovery Log entry. */
-#define NVFAB_TRADDR_SIZE	256
-#define NVFAB_TRSVCID_SIZE	32
-/* Longest transport name we accept ("tcp", "rdma", "loop", "fc"). */
-#define NVFAB_TRANSPORT_SIZE	16
-/* Longest option string accepted by a single write (bytes). */
-#define NVFAB_OPTS_MAX_LEN	4096
-
 #define NVFAB_DISC_NQN		"nqn.2014-08.org.nvmexpress.discovery"
-
-/* Defaults and limits, identical to the in-kernel host. */
-#define NVFAB_MIN_QUEUE_SIZE		16
-#define NVFAB_MAX_QUEUE_SIZE		1024
-#define NVFAB_DEF_QUEUE_SIZE		128
-#define NVFAB_DEF_RECONNECT_DELAY	10	/* seconds */
-#define NVFAB_DEF_CTRL_LOSS_TMO		600	/* seconds */
-#define NVFAB_DEF_FAIL_FAST_TMO		-1	/* seconds, -1: never */
-#define NVFAB_DEF_KATO			5	/* seconds */
-/* KATO is sent in ms in a 32-bit field: U32_MAX / 1000 seconds at most. */
-#define NVFAB_MAX_KATO			4294967U	/* seconds */
-#define NVFAB_MAX_TOS			255
-/*
- * nvfab's own limits (the in-kernel host has none): longer values are
- * refused, not capped, so that a typo cannot turn into a silent "never".
- * "off" (or -1) is the way to ask for no ctrl_loss_tmo / fast_io_fail_tmo.
- */
-#define NVFAB_MAX_RECONNECT_DELAY	86400		/* seconds: a day */
-#define NVFAB_MAX_TMO			31536000	/* seconds: 365 days */
 
 /**
  * enum nvfab_opt - bits of &nvfab_ctrl_options.mask, one per option key

@@ -132,6 +132,8 @@ struct nvf_connect_cfg {
 	const char	*str[NVF_NR_STR_OPTS];
 	char		*host_buf[2];	/* hostnqn, hostid read from files */
 	char		*key_buf[2];	/* secrets read from key files */
+	char		*addr_buf[2];	/* traddr, host_traddr resolved */
+	const char	*int_arg[NVF_NR_INT_OPTS];
 	bool		int_set[NVF_NR_INT_OPTS];
 	int		int_val[NVF_NR_INT_OPTS];
 	bool		flag[NVF_NR_FLAG_OPTS];
@@ -442,44 +444,106 @@ static int nvf_key_files(struct nvf_connect_cfg *cfg)
 	return 0;
 }
 
-/* Check the options and build the string. Return: 0 or -1 (reported). */
-static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
+/*
+ * Check every value against the kernel's grammar (opts.c) and the integers'
+ * ranges, resolving a host name, and report each error found, not only the
+ * first. Return: the number of errors.
+ */
+static int nvf_check_options(struct nvf_connect_cfg *cfg)
 {
+	static const int addrs[] = { NVF_STR_TRADDR, NVF_STR_HOST_TRADDR };
 	const char *transport = cfg->str[NVF_STR_TRANSPORT];
-	char num[16];
-	int i;
+	int (*parse)(const char *name, const char *s, int *val);
+	bool skip[NVF_NR_STR_OPTS] = { false };
+	int i, o, bad = 0;
 
 	if (!cfg->str[NVF_STR_NQN]) {
 		nvf_err("required argument [--nqn | -n] not specified");
-		return -1;
+		bad++;
 	}
 	if (!transport) {
 		nvf_err("required argument [--transport | -t] not specified");
-		return -1;
+		bad++;
+	} else if (nvf_opt_str(nvf_str_opts[NVF_STR_TRANSPORT].name,
+			       "transport", transport) ||
+		   nvf_opt_transport(transport)) {
+		transport = NULL;
+		skip[NVF_STR_TRANSPORT] = true;
+		bad++;
 	}
-	if (strcmp(transport, "loop") && !cfg->str[NVF_STR_TRADDR]) {
-		nvf_err("required argument [--traddr | -a] not specified for transport %s",
-			transport);
-		return -1;
+	if (!cfg->str[NVF_STR_TRADDR]) {
+		nvf_err("required argument [--traddr | -a] not specified%s%s",
+			transport ? " for transport " : "",
+			transport ? transport : "");
+		bad++;
 	}
-	if (nvf_host_identity(cfg))
-		return -1;
-	if (nvf_key_files(cfg))
-		return -1;
+	/* a malformed --hostid is that, whatever else is missing */
+	if (cfg->str[NVF_STR_HOSTID] &&
+	    nvf_opt_str(nvf_str_opts[NVF_STR_HOSTID].name, "hostid",
+			cfg->str[NVF_STR_HOSTID]))
+		return bad + 1;
+	if (nvf_host_identity(cfg)) {
+		bad++;
+		skip[NVF_STR_HOSTNQN] = skip[NVF_STR_HOSTID] = true;
+	}
+	if (nvf_key_files(cfg)) {
+		/* reported: the file's name, not its content */
+		bad++;
+		skip[NVF_STR_DHCHAP_SECRET] = skip[NVF_STR_DHCHAP_CTRL_SECRET] =
+			true;
+	}
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
-		if (cfg->str[i] && nvf_check_value(nvf_str_opts[i].name,
-						   cfg->str[i]))
-			return -1;
+		if (!cfg->str[i] || skip[i])
+			continue;
+		/* one error per value: the first thing wrong with it */
+		skip[i] = nvf_check_value(nvf_str_opts[i].name, cfg->str[i]) ||
+			  nvf_opt_str(nvf_str_opts[i].name, nvf_str_opts[i].key,
+				      cfg->str[i]);
+		bad += skip[i];
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(addrs); i++) {
+		o = addrs[i];
+		if (!cfg->str[o] || skip[o])
+			continue;
+		if (nvf_opt_addr(nvf_str_opts[o].name, transport, cfg->str[o],
+				 &cfg->addr_buf[i]))
+			bad++;
+		else if (cfg->addr_buf[i])
+			cfg->str[o] = cfg->addr_buf[i];
+	}
+	if (cfg->str[NVF_STR_TRSVCID] && !skip[NVF_STR_TRSVCID] &&
+	    nvf_opt_port(nvf_str_opts[NVF_STR_TRSVCID].name, transport,
+			 cfg->str[NVF_STR_TRSVCID]))
+		bad++;
+	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
+		if (!cfg->int_set[i])
+			continue;
+		parse = nvf_int_opts[i].parse;
+		if (parse ? parse(nvf_int_opts[i].name, cfg->int_arg[i],
+				  &cfg->int_val[i]) :
+			    nvf_opt_int(nvf_int_opts[i].name, nvf_int_opts[i].key,
+					cfg->int_arg[i], &cfg->int_val[i]))
+			bad++;
 	}
 	/* A key to use means TLS; the kernel refuses one without it. */
 	if (cfg->int_set[NVF_INT_KEYRING] || cfg->int_set[NVF_INT_TLS_KEY])
 		cfg->flag[NVF_FLAG_TLS] = true;
-	if (cfg->flag[NVF_FLAG_TLS] && strcmp(transport, "tcp")) {
+	if (cfg->flag[NVF_FLAG_TLS] && transport && strcmp(transport, "tcp")) {
 		nvf_err("TLS (--tls, --keyring, --tls-key) is for transport tcp only, not %s",
 			transport);
-		return -1;
+		bad++;
 	}
+	return bad;
+}
 
+/* Check the options and build the string. Return: 0 or -1 (reported). */
+static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
+{
+	char num[16];
+	int i;
+
+	if (nvf_check_options(cfg))
+		return -1;
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
 		if (cfg->str[i])
 			nvf_sbuf_opt(b, nvf_str_opts[i].key, cfg->str[i]);
@@ -514,7 +578,6 @@ static int nvf_build_options(struct nvf_connect_cfg *cfg, struct nvf_sbuf *b)
 static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 			   const char *arg)
 {
-	int (*parse)(const char *name, const char *s, int *val);
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(nvf_unsupported_opts); i++) {
@@ -533,12 +596,8 @@ static int nvf_connect_opt(struct nvf_connect_cfg *cfg, int c,
 	}
 	for (i = 0; i < NVF_NR_INT_OPTS; i++) {
 		if (nvf_int_opts[i].opt == c) {
-			parse = nvf_int_opts[i].parse;
-			if (!parse)
-				parse = nvf_parse_int;
 			cfg->int_set[i] = true;
-			if (parse(nvf_int_opts[i].name, arg, &cfg->int_val[i]))
-				return NVF_EXIT_FAIL;
+			cfg->int_arg[i] = arg;	/* checked with the rest */
 			return 0;
 		}
 	}
@@ -715,15 +774,17 @@ static int nvf_parse_reply(char *buf, int *instance, int *cntlid)
 
 /*
  * Connect: one write of @opts, then read back the new controller.
- * @transport names the module in a hint. Return: 0 with *@instance and
- * *@cntlid set, or -1 after reporting the error.
+ * @transport names the module in a hint. A refused write is reported with
+ * what nvfab's modules logged about it (kmsg.c), which names the option.
+ * Return: 0 with *@instance and *@cntlid set; -EOPNOTSUPP when the kernel
+ * refused a feature it lacks; -1 for any other error. Each is reported.
  */
 int nvf_connect_write(const char *transport, const char *opts, int *instance,
 		      int *cntlid)
 {
 	const char *dev = getenv("NVFAB_FABRICS_DEV");
-	char reply[NVF_OPTS_MAX], shown[65], hint[96];
-	int fd, err;
+	char reply[NVF_OPTS_MAX], shown[65], hint[96], *said;
+	int fd, kfd, err;
 	size_t len = strlen(opts), total = 0;
 	ssize_t ret;
 
@@ -738,14 +799,24 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 		return -1;
 	}
 
+	kfd = nvf_kmsg_mark();
 	ret = write(fd, opts, len);
 	if (ret < 0) {
 		err = errno;
+		said = nvf_kmsg_since(kfd);
 		nvf_write_hint(err, transport, hint, sizeof(hint));
-		nvf_err("failed to write to %s: %s%s", dev, strerror(err),
-			hint);
-		goto out_close;
+		if (said && err != EPROTONOSUPPORT)
+			nvf_err("failed to write to %s: %s (kernel: %s)", dev,
+				strerror(err), said);
+		else
+			nvf_err("failed to write to %s: %s%s", dev,
+				strerror(err), hint);
+		free(said);
+		close(fd);
+		return err == EOPNOTSUPP ? -EOPNOTSUPP : -1;
 	}
+	if (kfd >= 0)
+		close(kfd);
 	if ((size_t)ret != len) {
 		nvf_err("short write to %s: %zd of %zu bytes", dev, ret, len);
 		goto out_close;
@@ -803,7 +874,7 @@ int nvf_connect(int argc, char **argv)
 {
 	struct nvf_connect_cfg cfg = { .fmt = NVF_FMT_NORMAL };
 	struct nvf_sbuf b = { 0 };
-	int c, instance, cntlid, ret = NVF_EXIT_FAIL;
+	int c, instance, cntlid, err, ret = NVF_EXIT_FAIL;
 	char *shown = NULL;
 
 	while ((c = nvf_getopt(argc, argv, nvf_connect_shortopts,
@@ -852,16 +923,21 @@ int nvf_connect(int argc, char **argv)
 	}
 	if (cfg.verbose)
 		fprintf(stderr, "nvfabctl: connect: options: %s\n", shown);
-	if (!nvf_connect_write(cfg.str[NVF_STR_TRANSPORT], b.s, &instance,
-			       &cntlid)) {
+	err = nvf_connect_write(cfg.str[NVF_STR_TRANSPORT], b.s, &instance,
+				&cntlid);
+	if (!err) {
 		nvf_connect_print(&cfg, instance, cntlid);
 		ret = NVF_EXIT_OK;
+	} else if (err == -EOPNOTSUPP) {
+		ret = NVF_EXIT_UNSUPPORTED;
 	}
 out_free:
 	free(shown);
 	free(b.s);
 	free(cfg.host_buf[0]);
 	free(cfg.host_buf[1]);
+	free(cfg.addr_buf[0]);
+	free(cfg.addr_buf[1]);
 	nvf_key_free(cfg.key_buf[0]);
 	nvf_key_free(cfg.key_buf[1]);
 	return ret;
@@ -910,6 +986,8 @@ out_free:
 	free(b.s);
 	free(cfg.host_buf[0]);
 	free(cfg.host_buf[1]);
+	free(cfg.addr_buf[0]);
+	free(cfg.addr_buf[1]);
 	nvf_key_free(cfg.key_buf[0]);
 	nvf_key_free(cfg.key_buf[1]);
 	return ret;

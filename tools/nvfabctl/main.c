@@ -81,9 +81,13 @@ int nvf_parse_int(const char *name, const char *s, int *val)
 
 	errno = 0;
 	v = strtol(s, &end, 0);
-	if (!*s || *end || errno || v < INT_MIN || v > INT_MAX) {
-		nvf_err("expected integer argument for '%s' but got '%s'",
-			name, s);
+	if (!*s || *end || (errno && errno != ERANGE)) {
+		nvf_err("invalid --%s '%s': not an integer", name, s);
+		return -1;
+	}
+	if (errno || v < INT_MIN || v > INT_MAX) {
+		nvf_err("invalid --%s %s: out of range, %d to %d", name, s,
+			INT_MIN, INT_MAX);
 		return -1;
 	}
 	*val = (int)v;

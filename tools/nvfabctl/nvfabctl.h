@@ -70,6 +70,31 @@ void nvf_key_free(char *secret);
 int nvf_parse_serial(const char *name, const char *s, int *val);
 int nvf_parse_keyring(const char *name, const char *s, int *val);
 
+/*
+ * opts.c: the kernel's connect-option grammar (include/uapi/nvfab/
+ * fabrics.h) and the transports' address rules, checked before connecting.
+ * @name is the command-line option reported ("queue-size"), @key the
+ * option string's key ("queue_size"). Each returns 0, or -1 after
+ * reporting.
+ */
+bool nvf_opt_known(const char *key, bool *takes_value);
+int nvf_opt_int(const char *name, const char *key, const char *s, int *val);
+int nvf_opt_str(const char *name, const char *key, const char *s);
+bool nvf_transport_ours(const char *t);
+int nvf_opt_transport(const char *t);
+/* *@resolved: the address of host name @s (malloc'ed), or NULL */
+int nvf_opt_addr(const char *name, const char *transport, const char *s,
+		 char **resolved);
+int nvf_opt_port(const char *name, const char *transport, const char *s);
+
+/*
+ * kmsg.c: what nvfab's modules logged about a refused request. mark before
+ * it (-1 if the log cannot be read); since returns the messages joined
+ * with "; " (malloc'ed) or NULL, and closes @fd.
+ */
+int nvf_kmsg_mark(void);
+char *nvf_kmsg_since(int fd);
+
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);
 void nvf_connect_usage(FILE *f);

@@ -447,7 +447,7 @@ static int nvfab_parse_one(struct nvfab_ctrl_options *opts, int token,
 		return nvfab_opt_str(args, &opts->host_traddr,
 				     NVFAB_TRADDR_SIZE, "host_traddr");
 	case NVFAB_OPT_HOST_IFACE:
-		return nvfab_opt_str(args, &opts->host_iface, IFNAMSIZ,
+		return nvfab_opt_str(args, &opts->host_iface, NVFAB_IFNAME_SIZE,
 				     "host_iface");
 	case NVFAB_OPT_DHCHAP_SECRET:
 		return nvfab_opt_secret(args, &opts->dhchap_secret,

@@ -27,6 +27,7 @@ export NVFAB_ETC_NVFAB=$TMP/etc-nvfab
 export NVFAB_SYSFS=$TMP/no-sys
 export NVFAB_CONFIGFS=$TMP/no-cfs
 export NVFAB_FABRICS_DEV=$TMP/no-dev
+export NVFAB_KMSG=$TMP/no-kmsg
 export NVFAB_PROC_KEYS=$TMP/proc-keys
 printf '0e0dd3a1 I------     1 perm 1f0f0000     0     0 keyring   .nvme: empty\n' \
 	>"$NVFAB_PROC_KEYS"
@@ -191,7 +192,7 @@ bad "unknown connect option" "$C2 --bogus" "unrecognized or ambiguous option '--
 bad "unknown short option" "$C2 -z" "unrecognized option '-z'"
 bad "connect option missing its value" "$C2 -Q" "option '-Q' requires an argument"
 bad "connect option with a bad number" "$C2 -Q 1x" \
-	"expected integer argument for 'queue-size' but got '1x'"
+	"invalid --queue-size '1x': not an integer"
 bad "connect without -n" "connect -t tcp -a 192.0.2.2" \
 	"required argument [--nqn | -n] not specified"
 bad "connect without -a" "connect -t tcp -n $NQN" \

@@ -35,6 +35,7 @@ mkdir -p "$TMP/etc" "$TMP/dev" "$TMP/sys/class/nvfab"
 export NVFAB_ETC_NVME=$TMP/etc
 export NVFAB_SYSFS=$TMP/sys
 export NVFAB_FABRICS_DEV=$TMP/no-fabrics
+export NVFAB_KMSG=$TMP/no-kmsg
 export NVFAB_DEV_DIR=$TMP/dev
 export NVFAB_CONFIGFS=$TMP/no-cfs
 export NVFAB_PROC_KEYS=$TMP/proc-keys
@@ -154,10 +155,10 @@ expect_err "missing --traddr" "required argument [--traddr | -a] not specified" 
 expect_err "missing --transport" \
 	"required argument [--transport | -t] not specified" \
 	connect-all -a 192.0.2.2
-expect_err "non-numeric -k" "expected integer argument for 'keep-alive-tmo' but got 'x'" \
+expect_err "non-numeric -k" "invalid --keep-alive-tmo 'x': not an integer" \
 	discover -t tcp -a 192.0.2.2 -k x
 expect_err "non-numeric --nr-io-queues" \
-	"expected integer argument for 'nr-io-queues' but got '4x'" \
+	"invalid --nr-io-queues '4x': not an integer" \
 	connect-all -t tcp -a 192.0.2.2 --nr-io-queues 4x
 expect_err "bad -o" "invalid output format 'xml'" discover -o xml
 expect_err "bad --persistent value" "invalid --persistent 'sometimes'" \

@@ -6,6 +6,9 @@
  *
  *   NVFAB_FAKE_WRITE_LOG=FILE	append the byte count of each call to FILE
  *   NVFAB_FAKE_WRITE_ERRNO=N	fail every call with errno N
+ *   NVFAB_FAKE_WRITE_KMSG=TEXT	and first append the record "3,1,0,-;TEXT"
+ *				to the file NVFAB_KMSG names (the kernel's
+ *				log of the refusal)
  *   NVFAB_FAKE_IDNS=NSZE,NUSE,LBADS[,FLBAS,NLBAF]
  *				answer Identify Namespace with these (one
  *				LBA format, index FLBAS, default 0) and
@@ -77,6 +80,19 @@ ssize_t write(int fd, const void *buf, size_t count)
 	}
 	err = getenv("NVFAB_FAKE_WRITE_ERRNO");
 	if (err) {
+		const char *text = getenv("NVFAB_FAKE_WRITE_KMSG");
+		const char *kmsg = getenv("NVFAB_KMSG");
+
+		if (text && kmsg) {
+			int kfd = open(kmsg, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+			if (kfd >= 0) {
+				real_write(kfd, "3,1,0,-;", 8);
+				real_write(kfd, text, strlen(text));
+				real_write(kfd, "\n", 1);
+				close(kfd);
+			}
+		}
 		errno = atoi(err);
 		return -1;
 	}

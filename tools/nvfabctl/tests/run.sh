@@ -8,7 +8,8 @@
 # sysfs tree, list-subsys and show-topology against a fake multipath one,
 # their JSON against nvme-cli's (tests/fixtures/), the duplicate-connect
 # check, the bash completion and make install; tests/config.sh (nvfabctl
-# config) and tests/discover.sh (discover, connect-all, discovery)
+# config), tests/discover.sh (discover, connect-all, discovery) and
+# tests/opts.sh (the kernel's grammar applied before connecting)
 # nested. KTAP output; exits 0 only if every test passes.
 #
 # Environment the tool honours, pointed into a temp dir here:
@@ -17,6 +18,7 @@
 #   NVFAB_FABRICS_DEV	 instead of /dev/nvfab-fabrics
 #   NVFAB_DEV_DIR	 instead of /dev, for the namespaces' block devices
 #   NVFAB_PROC_KEYS	 instead of /proc/keys, for --keyring NAME
+#   NVFAB_KMSG		 instead of /dev/kmsg, the kernel's log
 set -u
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -35,6 +37,7 @@ export NVFAB_SYSFS=$TMP/no-sys
 export NVFAB_FABRICS_DEV=$TMP/no-dev
 export NVFAB_DEV_DIR=$TMP/no-dev-dir
 export NVFAB_PROC_KEYS=$TMP/no-keys
+export NVFAB_KMSG=$TMP/no-kmsg
 
 # The warning of a connect without host identity (etc-empty here) is
 # taken out of ERR by run() and noted in NOID, so that the other checks
@@ -84,7 +87,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 277
+ktap_set_plan 281
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -111,8 +114,9 @@ dry "--nr-io-queues hex" "$S,nr_io_queues=16" "${B[@]}" --nr-io-queues 0x10
 dry "-W" "$S,nr_write_queues=2" "${B[@]}" -W 2
 dry "--nr-poll-queues" "$S,nr_poll_queues=1" "${B[@]}" --nr-poll-queues=1
 dry "-Q" "$S,queue_size=32" "${B[@]}" -Q 32
-dry "--queue-size out of range is the kernel's call" "$S,queue_size=8" \
-	"${B[@]}" --queue-size 8
+expect_err "--queue-size out of the kernel's range is refused before connecting" \
+	"invalid --queue-size 8: out of range, 16 to 1024 (option queue_size)" \
+	connect "${B[@]}" --queue-size 8
 dry "-k 0 is passed" "$S,keep_alive_tmo=0" "${B[@]}" -k 0
 dry "--keep-alive-tmo" "$S,keep_alive_tmo=15" "${B[@]}" --keep-alive-tmo 15
 dry "-c" "$S,reconnect_delay=7" "${B[@]}" -c 7
@@ -131,7 +135,9 @@ dry "every option, canonical key order" \
 	"nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,host_traddr=198.51.100.1,host_iface=veth1,trsvcid=4420,hostnqn=$HNQN,hostid=$UUID,nr_io_queues=2,nr_write_queues=1,nr_poll_queues=1,queue_size=64,keep_alive_tmo=5,reconnect_delay=2,ctrl_loss_tmo=30,fast_io_fail_tmo=10,tos=0,duplicate_connect,disable_sqflow,hdr_digest,data_digest" \
 	-G -g -d -D -T 0 -F 10 -l 30 -c 2 -k 5 -Q 64 -P 1 -W 1 -i 2 -I "$UUID" \
 	-q "$HNQN" -f veth1 -s 4420 -w 198.51.100.1 -a 192.0.2.2 -t tcp -n nqn.x:y
-dry "loop needs no -a" "nqn=nqn.x:y,transport=loop" -t loop -n nqn.x:y
+expect_err "a transport nvfab does not have is refused, naming those it has" \
+	"invalid --transport 'loop': nvfab has transports tcp and rdma" \
+	connect -t loop -a 192.0.2.2 -n nqn.x:y
 run connect --dry-run "${B[@]}"
 result "dry-run does not create the device" "$(test ! -e "$NVFAB_FABRICS_DEV"; echo $?)"
 
@@ -147,12 +153,12 @@ expect_err "missing -a for rdma" \
 	"required argument [--traddr | -a] not specified for transport rdma" \
 	connect -t rdma -n nqn.x:y
 expect_err "non-numeric -i" \
-	"expected integer argument for 'nr-io-queues' but got 'abc'" \
+	"invalid --nr-io-queues 'abc': not an integer" \
 	connect "${B[@]}" -i abc
-expect_err "-Q beyond int" \
-	"expected integer argument for 'queue-size' but got '99999999999'" \
+expect_err "-Q beyond int: out of range, with the range" \
+	"invalid --queue-size 99999999999: out of range, 16 to 1024 (option queue_size)" \
 	connect "${B[@]}" -Q 99999999999
-expect_err "trailing junk in --tos" "expected integer argument for 'tos' but got '3x'" \
+expect_err "trailing junk in --tos" "invalid --tos '3x': not an integer" \
 	connect "${B[@]}" --tos 3x
 expect_err "--fast-io-fail-tmo (dashes) is not nvme-cli's spelling" \
 	"unrecognized or ambiguous option '--fast-io-fail-tmo'" \
@@ -179,8 +185,11 @@ expect_err "argument to a flag" "option '--dry-run=1' takes no argument" \
 	connect "${B[@]}" --dry-run=1
 expect_err "bad -o" "invalid output format 'yaml'" connect "${B[@]}" -o yaml
 expect_err "stray operand" "unexpected argument 'extra'" connect "${B[@]}" extra
-expect_err "string over 4096 bytes" "option string is" \
+expect_err "a value over its limit: -n of 5004 bytes" \
+	"invalid --nqn: 5004 bytes, the limit is 222 (option nqn)" \
 	connect -t tcp -a 192.0.2.2 -n "nqn.$(printf 'a%.0s' $(seq 1 5000))"
+expect_err "string over 4096 bytes" "option string is" \
+	connect "${B[@]}" -S "DHHC-1:00:$(printf 'a%.0s' $(seq 1 4090)):"
 
 # --- host identity ----------------------------------------------------------
 mkdir -p "$TMP/etc-both" "$TMP/etc-nqn-uuid" "$TMP/etc-nqn-other" \
@@ -428,9 +437,22 @@ if [ -n "$SHIM" ]; then
 	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=22 LD_PRELOAD=$SHIM \
 		expect_err "EINVAL points at dmesg" \
 		"Invalid argument (invalid option, see dmesg)" connect "${B[@]}"
+	printf '6,1,0,-;nvfab_tcp: an older message\n' >"$TMP/kmsg"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=22 LD_PRELOAD=$SHIM \
+		NVFAB_KMSG=$TMP/kmsg NVFAB_FAKE_WRITE_KMSG="nvfab_fabrics: hostid aaaaaaaa-0000-0000-0000-000000000001 is already in use with hostnqn nqn.h:1, not nqn.h:2" \
+		expect_err "EINVAL: the kernel's own message, which names the option (not 'see dmesg')" \
+		"failed to write to $DEV: Invalid argument (kernel: nvfab_fabrics: hostid aaaaaaaa-0000-0000-0000-000000000001 is already in use with hostnqn nqn.h:1, not nqn.h:2)" \
+		connect "${B[@]}"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=95 LD_PRELOAD=$SHIM \
+		NVFAB_KMSG=$TMP/kmsg NVFAB_FAKE_WRITE_KMSG="nvfab_fabrics: option 'tls' is not supported: this kernel lacks the handshake upcall, kTLS or nvme-keyring" \
+		run connect "${B[@]}" --tls
+	[ "$RC" = 95 ] && [[ "$ERR" == *"Operation not supported (kernel: nvfab_fabrics: option 'tls' is not supported"* ]]
+	result "EOPNOTSUPP from the kernel: exit status 95, as the man page says" $?
 else
 	ktap_fail "exactly one write(2) of the whole string (shim did not build)"
 	ktap_fail "EPROTONOSUPPORT hint (shim did not build)"
+	ktap_fail "EINVAL: the kernel's message (shim did not build)"
+	ktap_fail "EOPNOTSUPP: exit status 95 (shim did not build)"
 	ktap_fail "EINVAL hint (shim did not build)"
 fi
 
@@ -517,9 +539,9 @@ result "--tls-key: a PSK (nvme-cli's --tls-key) is refused, and not shown" $?
 expect_err "--tls on rdma is refused" \
 	"TLS (--tls, --keyring, --tls-key) is for transport tcp only, not rdma" \
 	connect -t rdma -a 192.0.2.3 -n nqn.x:y --tls
-expect_err "--keyring (implied tls) on loop is refused" \
-	"TLS (--tls, --keyring, --tls-key) is for transport tcp only, not loop" \
-	connect -t loop -n nqn.x:y --keyring 7
+expect_err "--keyring (implied tls) on rdma is refused" \
+	"TLS (--tls, --keyring, --tls-key) is for transport tcp only, not rdma" \
+	connect -t rdma -a 192.0.2.3 -n nqn.x:y --keyring 7
 expect_err "--tls takes no value" "option '--tls=1' takes no argument" \
 	connect "${B[@]}" --tls=1
 printf 'untouched' >"$DEV"
@@ -1505,5 +1527,12 @@ echo "# nvfabctl: tests/discover.sh"
 st=$?
 sed 's/^/    /' "$TMP/discover.ktap"
 result "discover: tests/discover.sh (nested above)" $st
+
+# --- the kernel's grammar before connecting: tests/opts.sh, nested ---------------
+echo "# nvfabctl: tests/opts.sh"
+"$HERE/opts.sh" >"$TMP/opts.ktap" 2>&1
+st=$?
+sed 's/^/    /' "$TMP/opts.ktap"
+result "opts: tests/opts.sh (nested above)" $st
 
 ktap_finish

@@ -4,7 +4,9 @@
  *
  * nvfab_fabrics_opts feeds a table of option strings, valid and hostile, to
  * nvfab_parse_options() and checks the result and one or two resulting
- * fields. nvfab_fabrics_transport checks required/allowed options against
+ * fields, and walks the grammar's table (include/uapi/nvfab/fabrics.h,
+ * nvfab_opts_table_test) with each key's bounds. nvfab_fabrics_transport
+ * checks required/allowed options against
  * fake transports, the transport registry and nvfab_create_ctrl().
  */
 #include <kunit/test.h>
@@ -617,11 +619,162 @@ static void nvfab_opts_same_path_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, nvfab_opts_same_path(a, b, "4420"));
 }
 
+/*
+ * The grammar's table (include/uapi/nvfab/fabrics.h), which nvfabctl
+ * checks against too: each key with the values at its bounds accepted and
+ * those just outside refused, so that the kernel and the table cannot
+ * drift apart (nvfabctl's tests/opts.sh is the other half).
+ */
+struct table_key {
+	const char	*key;
+	int		kind;
+	long long	min, max;
+};
+
+#define TABLE_KEY(k, kd, lo, hi)	{ k, kd, lo, hi },
+static const struct table_key table_keys[] = {
+	NVFAB_OPTS_TABLE(TABLE_KEY)
+};
+
+static void table_key_desc(const struct table_key *k, char *desc)
+{
+	strscpy(desc, k->key, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(table, table_keys, table_key_desc);
+
+/*
+ * B's transport, traddr and nqn but the one being tested, the companions
+ * @k needs (a host identity pairs hostnqn and hostid; a key serial needs
+ * tls), then @k's "key" or "key=value".
+ */
+static const char *table_input(struct kunit *test, const struct table_key *k,
+			       const char *val)
+{
+	static const char * const base[] = {
+		"transport=tcp", "traddr=192.0.2.2",
+		"nqn=nqn.2014-08.org.example:s1",
+	};
+	size_t klen = strlen(k->key), size = NVFAB_OPTS_MAX_LEN + 64;
+	char *buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	size_t len = 0;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(base); i++) {
+		if (!strncmp(base[i], k->key, klen) && base[i][klen] == '=')
+			continue;
+		len += scnprintf(buf + len, size - len, "%s%s",
+				 len ? "," : "", base[i]);
+	}
+	/* a fresh identity per value: a host NQN keeps its ID while in use */
+	if (!strcmp(k->key, "hostnqn"))
+		len += scnprintf(buf + len, size - len,
+				 ",hostid=cccccccc-0000-0000-0000-%012zu",
+				 val ? strlen(val) : 0);
+	if (!strcmp(k->key, "hostid"))
+		len += scnprintf(buf + len, size - len,
+				 ",hostnqn=nqn.2014-08.org.example:table");
+	if (k->kind == NVFAB_OPTK_SERIAL)
+		len += scnprintf(buf + len, size - len, ",tls");
+	scnprintf(buf + len, size - len, ",%s%s%s", k->key, val ? "=" : "",
+		  val ?: "");
+	return buf;
+}
+
+/* Parse @k=@val (@val NULL: the key alone) and expect @want. */
+static void table_expect(struct kunit *test, const struct table_key *k,
+			 const char *val, int want)
+{
+	const char *in = table_input(test, k, val);
+	struct nvfab_ctrl_options *opts = test_opts(test);
+
+	KUNIT_EXPECT_EQ_MSG(test, nvfab_parse_options(opts, in), want,
+			    "%.200s", in);
+}
+
+/* A value of @len bytes: 'a's, or a secret's prefix and 'a's. */
+static const char *table_str(struct kunit *test, const struct table_key *k,
+			     long long len)
+{
+	char *s = kunit_kzalloc(test, len + 1, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	memset(s, 'a', len);
+	if (k->kind == NVFAB_OPTK_SECRET)
+		memcpy(s, "DHHC-1:", min_t(long long, len, 7));
+	return s;
+}
+
+/* @v in decimal, freed with the test. */
+static const char *table_num(struct kunit *test, long long v)
+{
+	char *s = kunit_kzalloc(test, 24, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	snprintf(s, 24, "%lld", v);
+	return s;
+}
+
+static void nvfab_opts_table_test(struct kunit *test)
+{
+	const struct table_key *k = test->param_value;
+	/* what refuses the key's every value where the kernel lacks it */
+	int none = 0;
+
+	if (!strcmp(k->key, "tls") || k->kind == NVFAB_OPTK_SERIAL)
+		none = NVFAB_HAVE_TLS ? 0 : -EOPNOTSUPP;
+	if (k->kind == NVFAB_OPTK_SECRET)
+		none = IS_ENABLED(CONFIG_NVME_AUTH) ? 0 : -EOPNOTSUPP;
+
+	switch (k->kind) {
+	case NVFAB_OPTK_FLAG:
+		table_expect(test, k, NULL, none);
+		table_expect(test, k, "1", -EINVAL);
+		break;
+	case NVFAB_OPTK_INT:
+		table_expect(test, k, table_num(test, k->min), 0);
+		table_expect(test, k, table_num(test, k->max), 0);
+		/* just outside, past the int range too: match_int refuses */
+		table_expect(test, k, table_num(test, k->min - 1),
+			     -EINVAL);
+		table_expect(test, k, table_num(test, k->max + 1),
+			     -EINVAL);
+		table_expect(test, k, "12a", -EINVAL);
+		break;
+	case NVFAB_OPTK_SERIAL:
+		/* in range: looked up (no such key here), so only below it */
+		table_expect(test, k, table_num(test, k->min - 1),
+			     none ?: -EINVAL);
+		break;
+	case NVFAB_OPTK_STR:
+		table_expect(test, k, table_str(test, k, k->min), 0);
+		table_expect(test, k, table_str(test, k, k->max), 0);
+		table_expect(test, k, table_str(test, k, k->max + 1), -EINVAL);
+		table_expect(test, k, "", -EINVAL);
+		break;
+	case NVFAB_OPTK_UUID:
+		table_expect(test, k, "bbbbbbbb-0000-0000-0000-000000000001", 0);
+		table_expect(test, k, "bbbbbbbb-0000-0000-0000-00000000000", -EINVAL);
+		table_expect(test, k, "not-a-uuid", -EINVAL);
+		break;
+	case NVFAB_OPTK_SECRET:
+		table_expect(test, k, table_str(test, k, k->min), none);
+		table_expect(test, k, table_str(test, k, k->min - 1),
+			     none ?: -EINVAL);
+		table_expect(test, k, "DHHC-2:00:aaaa:", none ?: -EINVAL);
+		break;
+	default:
+		KUNIT_FAIL(test, "key %s: unknown kind %d", k->key, k->kind);
+	}
+}
+
 static struct kunit_case nvfab_opts_test_cases[] = {
 	KUNIT_CASE_PARAM(nvfab_opts_parse_test, opts_gen_params),
 	KUNIT_CASE(nvfab_opts_host_identity_test),
 	KUNIT_CASE_PARAM(nvfab_opts_same_path_test, same_path_gen_params),
 	KUNIT_CASE_PARAM(nvfab_opts_values_test, values_gen_params),
+	KUNIT_CASE_PARAM(nvfab_opts_table_test, table_gen_params),
 #if NVFAB_HAVE_TLS
 	KUNIT_CASE(nvfab_opts_tls_keys_test),
 #endif
