@@ -1037,6 +1037,9 @@ int nvf_config(int argc, char **argv)
 		nvf_err("unknown subcommand '%s' (check, apply or show)", sub);
 		return NVF_EXIT_FAIL;
 	}
+	/* only apply connects: check and show store no derived host ID */
+	if (strcmp(sub, "apply"))
+		nvf_host_no_store();
 	if (optind < argc) {
 		c.file = argv[optind++];
 	} else {

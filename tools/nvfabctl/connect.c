@@ -207,9 +207,9 @@ void nvf_connect_usage(FILE *f)
 		"\n"
 		"Connect to an NVMe over Fabrics subsystem through " NVF_FABRICS_DEV ".\n"
 		"\n"
-		"  -t, --transport=STR         transport type (tcp, rdma, ...)\n"
-		"  -a, --traddr=STR            transport address\n"
-		"  -s, --trsvcid=STR           transport service id (e.g. IP port)\n"
+		"  -t, --transport=STR         transport type: tcp or rdma\n"
+		"  -a, --traddr=STR            target address (IPv4, IPv6 or a host name)\n"
+		"  -s, --trsvcid=STR           target port, 1 to 65535\n"
 		"  -n, --nqn=STR               subsystem NQN\n"
 		"  -w, --host-traddr=STR       host transport address\n"
 		"  -f, --host-iface=STR        host interface\n"
@@ -316,60 +316,20 @@ static int nvf_check_value(const char *name, const char *val)
 }
 
 /*
- * Settle the host identity: the kernel refuses a hostnqn paired with its
- * default hostid and the other way round, so pass both or neither.
- *
- * Each of hostnqn and hostid comes from its flag, else from its file under
- * $NVFAB_ETC_NVME (default /etc/nvme). If only a hostnqn results and it
- * ends in ":uuid:<UUID>", as nvme gen-hostnqn makes it, the hostid is that
- * UUID. Otherwise a lone value given on the command line is an error, and
- * a lone value from a file is ignored with a warning. Ending with no
- * identity at all, the kernel's random per-load one, is warned about.
+ * Settle the host identity (host.c's nvf_host_ids(): the flags, else
+ * /etc/nvme; a host ID derived and stored for a site-assigned host NQN).
+ * The kernel refuses a hostnqn paired with its default hostid and the
+ * other way round, so both or neither are passed. Ending with no identity
+ * at all, the kernel's random per-load one, is warned about.
  */
 static int nvf_host_identity(struct nvf_connect_cfg *cfg)
 {
-	const char *etc = nvf_etc_dir();
-	const char **nqn = &cfg->str[NVF_STR_HOSTNQN];
-	const char **id = &cfg->str[NVF_STR_HOSTID];
-	bool nqn_user = *nqn, id_user = *id;
-	const char *u;
-
-	if (!*nqn)
-		*nqn = cfg->host_buf[0] = nvf_etc_read("hostnqn");
-	if (!*id)
-		*id = cfg->host_buf[1] = nvf_etc_read("hostid");
-
-	if (*nqn && !*id) {
-		u = strstr(*nqn, ":uuid:");
-		if (u && nvf_uuid_valid(u + 6))
-			*id = u + 6;
-	}
-	if (*nqn && !*id) {
-		if (nqn_user) {
-			nvf_err("--hostnqn needs --hostid (none in %s/hostid): the kernel refuses a host NQN without its host ID",
-				etc);
-			return -1;
-		}
-		nvf_warn("ignoring %s/hostnqn: no host ID to pair it with", etc);
-		*nqn = NULL;
-	} else if (*id && !*nqn) {
-		if (id_user) {
-			nvf_err("--hostid needs --hostnqn (none in %s/hostnqn): the kernel refuses a host ID without its host NQN",
-				etc);
-			return -1;
-		}
-		nvf_warn("ignoring %s/hostid: no host NQN to pair it with", etc);
-		*id = NULL;
-	}
-
-	if (*id && !nvf_uuid_valid(*id)) {
-		if (id_user)
-			nvf_err("invalid --hostid '%s': not a UUID", *id);
-		else
-			nvf_err("invalid host ID in %s/hostid: not a UUID", etc);
+	if (nvf_host_ids(cfg->str[NVF_STR_HOSTNQN], cfg->str[NVF_STR_HOSTID],
+			 &cfg->host_buf[0], &cfg->host_buf[1]))
 		return -1;
-	}
-	if (!*nqn)
+	cfg->str[NVF_STR_HOSTNQN] = cfg->host_buf[0];
+	cfg->str[NVF_STR_HOSTID] = cfg->host_buf[1];
+	if (!cfg->host_buf[0])
 		nvf_warn_no_host_identity();
 	return 0;
 }
@@ -892,6 +852,7 @@ int nvf_connect(int argc, char **argv)
 			break;
 		case NVF_OPT_DRY_RUN:
 			cfg.dry_run = true;
+			nvf_host_no_store();
 			break;
 		case '?':
 			return NVF_EXIT_FAIL;

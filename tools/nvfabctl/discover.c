@@ -186,7 +186,7 @@ static const struct option nvf_disc_longopts[] = {
 static void nvf_disc_usage_opts(FILE *f)
 {
 	fprintf(f,
-		"  -t, --transport=STR         transport type (tcp, rdma)\n"
+		"  -t, --transport=STR         transport type: tcp or rdma\n"
 		"  -a, --traddr=STR            discovery controller address\n"
 		"  -s, --trsvcid=STR           its service id (default 8009 for tcp)\n"
 		"  -n, --nqn=STR               discovery subsystem NQN\n"
@@ -375,6 +375,7 @@ static int nvf_disc_opts(int argc, char **argv, struct nvf_disc_cfg *cfg,
 			break;
 		case NVF_OPT_DRY_RUN:
 			cfg->dry_run = true;
+			nvf_host_no_store();
 			break;
 		case NVF_OPT_DISABLE_SQFLOW:
 			cfg->val['d'] = "";

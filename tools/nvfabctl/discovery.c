@@ -462,14 +462,13 @@ static bool nvf_da_check(int a, const char *v)
 }
 
 /*
- * The host identity when neither --hostnqn nor --hostid is given: the pair
- * in /etc/nvme, as connect takes it, or nothing. With one of them alone:
+ * The host identity when neither --hostnqn nor --hostid is given: the one
+ * connect takes from /etc/nvme (nvf_host_ids()), or nothing. With one of them alone:
  * an error. Return: 0, or -1 after reporting.
  */
 static int nvf_da_host(struct nvf_disc_entry *d)
 {
 	char *nqn, *id;
-	const char *u;
 	int ret = 0;
 
 	if (d->val[NVF_DA_HOSTNQN] && !d->val[NVF_DA_HOSTID]) {
@@ -482,14 +481,9 @@ static int nvf_da_host(struct nvf_disc_entry *d)
 	}
 	if (d->val[NVF_DA_HOSTNQN])
 		return 0;
-	nqn = nvf_etc_read("hostnqn");
-	id = nvf_etc_read("hostid");
-	if (nqn && !id) {
-		u = strstr(nqn, ":uuid:");
-		if (u && nvf_uuid_valid(u + 6))
-			id = strdup(u + 6);
-	}
-	if (nqn && id && nvf_nqn_valid(nqn) && nvf_uuid_valid(id))
+	if (nvf_host_ids(NULL, NULL, &nqn, &id))
+		return -1;
+	if (nqn && id && nvf_nqn_valid(nqn))
 		ret = nvf_da_set(d, NVF_DA_HOSTNQN, nqn) ||
 		      nvf_da_set(d, NVF_DA_HOSTID, id) ? -1 : 0;
 	free(nqn);

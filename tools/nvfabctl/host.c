@@ -8,7 +8,13 @@
  * followed by a UUID: the machine's SMBIOS system UUID
  * (<sysfs>/class/dmi/id/product_uuid, readable by root) when there is a
  * well-formed one, as libnvme does, else a random (version 4) UUID.
- * show-hostnqn prints the host NQN connect uses.
+ * gen-hostid prints such a UUID alone. show-hostnqn and show-hostid print
+ * the identity connect uses (nvf_host_ids()).
+ *
+ * A site-assigned host NQN (no ":uuid:" part) in hostnqn without a hostid
+ * file is used, as nvme-cli uses it: its host ID is derived once (the
+ * system UUID, else a random one) and stored in hostid, so that it never
+ * changes behind the admin's back.
  *
  * Without a host identity the kernel falls back to the one module
  * nvfab-fabrics makes up when it is loaded: a random UUID that changes at
@@ -19,7 +25,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "nvfabctl.h"
 
@@ -39,6 +47,30 @@ void nvf_gen_hostnqn_usage(FILE *f)
 		"system UUID (SMBIOS) or else a random UUID. To make it the\n"
 		"identity connect uses:\n"
 		"  nvfabctl gen-hostnqn > /etc/nvme/hostnqn\n"
+		"\n"
+		"  -h, --help          show this help\n");
+}
+
+void nvf_gen_hostid_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nvfabctl gen-hostid\n"
+		"\n"
+		"Print a new host ID: the system UUID (SMBIOS) or else a random\n"
+		"UUID. To make it the host ID connect uses:\n"
+		"  nvfabctl gen-hostid > /etc/nvme/hostid\n"
+		"\n"
+		"  -h, --help          show this help\n");
+}
+
+void nvf_show_hostid_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: nvfabctl show-hostid\n"
+		"\n"
+		"Print the host ID connect uses: /etc/nvme/hostid, else the UUID\n"
+		"of a uuid host NQN, else the one connect derives from the system\n"
+		"UUID for a site-assigned host NQN.\n"
 		"\n"
 		"  -h, --help          show this help\n");
 }
@@ -225,5 +257,175 @@ int nvf_show_hostnqn(int argc, char **argv)
 	nvf_sanitize(nqn);
 	printf("%s\n", nqn);
 	free(nqn);
+	return NVF_EXIT_OK;
+}
+
+/* Store @id as <etc>/hostid, never over an existing file. Return: 0/-errno */
+static int nvf_store_hostid(const char *id)
+{
+	char path[4096], line[NVF_UUID_LEN + 2];
+	int fd, err = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/hostid", nvf_etc_dir());
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(line, sizeof(line), "%s\n", id);
+	if (write(fd, line, n) != n)
+		err = errno ? -errno : -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	if (err)
+		unlink(path);
+	return err;
+}
+
+static bool nvf_host_store = true;
+static bool nvf_host_show;	/* show-hostid: a random ID is no answer */
+
+void nvf_host_no_store(void)
+{
+	nvf_host_store = false;
+}
+
+/*
+ * The host ID of host NQN @nqn from the hostnqn file when hostid has none:
+ * the system UUID, else a random one, stored in hostid unless this run
+ * stores nothing (--dry-run, config check). Return: malloc'ed, or NULL
+ * after reporting.
+ */
+static char *nvf_derive_hostid(void)
+{
+	const char *etc = nvf_etc_dir();
+	char uuid[NVF_UUID_LEN + 1];
+	bool system = !nvf_system_uuid(uuid);
+	int ret;
+
+	if (!system) {
+		ret = nvf_random_uuid(uuid);
+		if (ret) {
+			nvf_err("cannot get random bytes: %s", strerror(-ret));
+			return NULL;
+		}
+	}
+	if (!nvf_host_store && !system && nvf_host_show) {
+		nvf_err("no host ID yet for the host NQN in %s/hostnqn: the first connect stores a random one in %s/hostid; or create one: nvfabctl gen-hostid > %s/hostid",
+			etc, etc, etc);
+		return NULL;
+	}
+	if (!nvf_host_store) {
+		if (!system)
+			nvf_warn("%s/hostnqn has no host ID: connect will store a new random one in %s/hostid",
+				 etc, etc);
+		return strdup(uuid);
+	}
+	ret = nvf_store_hostid(uuid);
+	if (ret && !system) {
+		nvf_err("%s/hostnqn has no host ID and a new one cannot be stored in %s/hostid: %s; create one: nvfabctl gen-hostid > %s/hostid",
+			etc, etc, strerror(-ret), etc);
+		return NULL;
+	}
+	if (ret)
+		nvf_warn("cannot store host ID %s in %s/hostid (%s): using the system UUID, which stays the same",
+			 uuid, etc, strerror(-ret));
+	else
+		fprintf(stderr, "nvfabctl: %s: stored host ID %s in %s/hostid for the host NQN in %s/hostnqn (from the %s)\n",
+			nvf_verb, uuid, etc, etc,
+			system ? "system UUID" : "random number generator");
+	return strdup(uuid);
+}
+
+int nvf_host_ids(const char *nqn_arg, const char *id_arg, char **nqn,
+		 char **id)
+{
+	const char *etc = nvf_etc_dir();
+	const char *u;
+
+	*nqn = nqn_arg ? strdup(nqn_arg) : nvf_etc_read("hostnqn");
+	*id = id_arg ? strdup(id_arg) : nvf_etc_read("hostid");
+
+	if (*id && !nvf_uuid_valid(*id)) {
+		if (id_arg)
+			nvf_err("invalid --hostid '%s': not a UUID", *id);
+		else
+			nvf_err("invalid host ID in %s/hostid: not a UUID", etc);
+		goto fail;
+	}
+	if (*nqn && !*id) {
+		u = strstr(*nqn, ":uuid:");
+		if (u && nvf_uuid_valid(u + 6))
+			*id = strdup(u + 6);
+	}
+	if (*nqn && !*id) {
+		if (nqn_arg) {
+			nvf_err("--hostnqn needs --hostid (none in %s/hostid): the kernel refuses a host NQN without its host ID",
+				etc);
+			goto fail;
+		}
+		*id = nvf_derive_hostid();
+		if (!*id)
+			goto fail;
+	} else if (*id && !*nqn) {
+		if (id_arg) {
+			nvf_err("--hostid needs --hostnqn (none in %s/hostnqn): the kernel refuses a host ID without its host NQN",
+				etc);
+			goto fail;
+		}
+		nvf_warn("ignoring %s/hostid: no host NQN to pair it with", etc);
+		free(*id);
+		*id = NULL;
+	}
+	return 0;
+
+fail:
+	free(*nqn);
+	free(*id);
+	*nqn = *id = NULL;
+	return -1;
+}
+
+int nvf_gen_hostid(int argc, char **argv)
+{
+	char uuid[NVF_UUID_LEN + 1];
+	int ret;
+
+	ret = nvf_no_options(argc, argv, nvf_gen_hostid_usage);
+	if (ret >= 0)
+		return ret;
+	if (nvf_system_uuid(uuid)) {
+		ret = nvf_random_uuid(uuid);
+		if (ret) {
+			nvf_err("cannot get random bytes: %s", strerror(-ret));
+			return NVF_EXIT_FAIL;
+		}
+	}
+	printf("%s\n", uuid);
+	return NVF_EXIT_OK;
+}
+
+int nvf_show_hostid(int argc, char **argv)
+{
+	const char *etc = nvf_etc_dir();
+	char *nqn, *id;
+	int ret;
+
+	ret = nvf_no_options(argc, argv, nvf_show_hostid_usage);
+	if (ret >= 0)
+		return ret;
+	/* what connect would use, stored nowhere: show changes nothing */
+	nvf_host_no_store();
+	nvf_host_show = true;
+	if (nvf_host_ids(NULL, NULL, &nqn, &id))
+		return NVF_EXIT_FAIL;
+	if (!id) {
+		nvf_err("no host identity in %s/hostnqn: connect would use the random identity of module nvfab-fabrics, which changes at every load; create one: nvfabctl gen-hostnqn > %s/hostnqn",
+			etc, etc);
+		free(nqn);
+		return NVF_EXIT_FAIL;
+	}
+	printf("%s\n", id);
+	free(nqn);
+	free(id);
 	return NVF_EXIT_OK;
 }

@@ -148,6 +148,10 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_gen_hostnqn,	nvf_gen_hostnqn_usage },
 	{ "show-hostnqn",	"print the host NQN connect uses",
 	  nvf_show_hostnqn,	nvf_show_hostnqn_usage },
+	{ "gen-hostid",		"print a new host ID",
+	  nvf_gen_hostid,	nvf_gen_hostid_usage },
+	{ "show-hostid",	"print the host ID connect uses",
+	  nvf_show_hostid,	nvf_show_hostid_usage },
 };
 
 static const struct nvf_cmd *nvf_find_cmd(const char *name)

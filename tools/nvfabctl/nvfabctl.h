@@ -112,6 +112,10 @@ int nvf_gen_hostnqn(int argc, char **argv);
 void nvf_gen_hostnqn_usage(FILE *f);
 int nvf_show_hostnqn(int argc, char **argv);
 void nvf_show_hostnqn_usage(FILE *f);
+int nvf_gen_hostid(int argc, char **argv);
+void nvf_gen_hostid_usage(FILE *f);
+int nvf_show_hostid(int argc, char **argv);
+void nvf_show_hostid_usage(FILE *f);
 
 /*
  * host.c: the host identity files of nvme-cli, /etc/nvme/hostnqn and
@@ -124,6 +128,17 @@ const char *nvf_etc_dir(void);
 char *nvf_etc_read(const char *file);
 bool nvf_uuid_valid(const char *s);
 void nvf_warn_no_host_identity(void);
+/*
+ * The host identity a connect uses, each malloc'ed into *@nqn and *@id:
+ * --hostnqn/--hostid (@nqn_arg, @id_arg, or NULL), else the files; the host
+ * ID of a uuid host NQN is its UUID; a host NQN from the file without a
+ * host ID gets one derived and stored (unless nvf_host_no_store() was
+ * called: --dry-run, config check). Both NULL: no identity. Return: 0, or
+ * -1 after reporting.
+ */
+int nvf_host_ids(const char *nqn_arg, const char *id_arg, char **nqn,
+		 char **id);
+void nvf_host_no_store(void);
 
 /* sysfs.c: controllers under <root>/class/nvfab, namespaces, attributes */
 struct nvf_ctrl {

@@ -17,7 +17,7 @@
 # --concat) are accepted by connect only to be refused, so they are not
 # offered.
 
-_nvfabctl_cmds="connect disconnect disconnect-all list list-subsys discover connect-all discovery config show-topology gen-hostnqn show-hostnqn help version"
+_nvfabctl_cmds="connect disconnect disconnect-all list list-subsys discover connect-all discovery config show-topology gen-hostnqn show-hostnqn gen-hostid show-hostid help version"
 
 # _nvfabctl_opts COMMAND: its options, as its --help lists them.
 _nvfabctl_opts()
@@ -60,7 +60,7 @@ _nvfabctl_opts()
 	show-topology)
 		echo "-o --output-format -r --ranking -v --verbose -h --help"
 		;;
-	config | gen-hostnqn | show-hostnqn) echo "-h --help" ;;
+	config | gen-hostnqn | show-hostnqn | gen-hostid | show-hostid) echo "-h --help" ;;
 	esac
 }
 

@@ -87,7 +87,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 281
+ktap_set_plan 289
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -208,10 +208,16 @@ NVFAB_ETC_NVME=$TMP/etc-both dry "-q wins over the file, hostid from the file" \
 	"$S,hostnqn=nqn.h:mine,hostid=$UUID" "${B[@]}" -q nqn.h:mine
 NVFAB_ETC_NVME=$TMP/etc-nqn-uuid dry "hostid derived from a uuid hostnqn" \
 	"$S,hostnqn=$HNQN,hostid=$UUID" "${B[@]}"
-NVFAB_ETC_NVME=$TMP/etc-nqn-other run connect --dry-run "${B[@]}"
-[ "$RC" = 0 ] && [ "$OUT" = "$S" ] &&
-	[ "$ERR" = "nvfabctl: connect: warning: ignoring $TMP/etc-nqn-other/hostnqn: no host ID to pair it with" ]
-result "a lone hostnqn file is dropped with a warning" $?
+# A site-assigned host NQN (no :uuid:) without a hostid file: used, as
+# nvme-cli uses it, with a host ID derived from the system UUID.
+mkdir -p "$TMP/site-sys/class/dmi/id"
+echo "4C4C4544-0037-4410-8051-B4C04F4E3432" >"$TMP/site-sys/class/dmi/id/product_uuid"
+SYSID=4c4c4544-0037-4410-8051-b4c04f4e3432
+NVFAB_SYSFS=$TMP/site-sys NVFAB_ETC_NVME=$TMP/etc-nqn-other run connect --dry-run "${B[@]}"
+[ "$RC" = 0 ] && [ -z "$ERR" ] && [ "$NOID" = 0 ] &&
+	[ "$OUT" = "$S,hostnqn=nqn.2014-08.org.example:host-b,hostid=$SYSID" ] &&
+	[ ! -e "$TMP/etc-nqn-other/hostid" ]
+result "a site host NQN without a host ID: used, its ID the system UUID; --dry-run stores nothing" $?
 NVFAB_ETC_NVME=$TMP/etc-id run connect --dry-run "${B[@]}"
 [ "$RC" = 0 ] && [ "$OUT" = "$S" ] && [[ "$ERR" == *"warning: ignoring"*"/hostid"* ]]
 result "a lone hostid file is dropped with a warning" $?
@@ -227,8 +233,11 @@ timeout 60 "$BIN" connect --dry-run "${B[@]}" >/dev/null 2>"$TMP/noid"
 [ "$(cat "$TMP/noid")" = "nvfabctl: connect: warning: no host identity ($TMP/etc-empty/hostnqn): module nvfab-fabrics uses a random one that changes at every load, so host ACLs on the target will break after a reload; fix: nvfabctl gen-hostnqn > $TMP/etc-empty/hostnqn" ]
 result "no host identity: one warning, why ACLs break and the fix" $?
 NVFAB_ETC_NVME=$TMP/etc-nqn-other run connect --dry-run "${B[@]}"
-result "a dropped lone hostnqn file also warns of the random identity" \
-	"$([ "$RC" = 0 ] && [ "$NOID" = 1 ]; echo $?)"
+[ "$RC" = 0 ] && [ "$NOID" = 0 ] &&
+	[[ "$OUT" == "$S,hostnqn=nqn.2014-08.org.example:host-b,hostid="* ]] &&
+	[[ "$ERR" == *"/etc-nqn-other/hostnqn has no host ID: connect will store a new random one in $TMP/etc-nqn-other/hostid" ]] &&
+	[ ! -e "$TMP/etc-nqn-other/hostid" ]
+result "... without a system UUID: --dry-run says a random one will be stored, stores nothing" $?
 st=0
 for e in etc-both etc-nqn-uuid; do
 	NVFAB_ETC_NVME=$TMP/$e run connect --dry-run "${B[@]}"
@@ -319,6 +328,44 @@ prefill() {
 
 expect_err "missing device" "cannot open $TMP/no-dev: No such file or directory" \
 	connect "${B[@]}"
+
+# The derived host ID is stored once, by a connect that writes, and kept.
+mkdir -p "$TMP/etc-site" "$TMP/etc-site2" "$TMP/etc-site3"
+for e in etc-site etc-site2 etc-site3; do
+	printf 'nqn.2014-08.org.example:site\n' >"$TMP/$e/hostnqn"
+done
+SITE="$S,hostnqn=nqn.2014-08.org.example:site,hostid=$SYSID"
+prefill ${#SITE} "instance=4,cntlid=1"$'\n'
+NVFAB_SYSFS=$TMP/site-sys NVFAB_FABRICS_DEV=$DEV NVFAB_ETC_NVME=$TMP/etc-site \
+	run connect "${B[@]}"
+[ "$RC" = 0 ] && [ "$OUT" = nvfab4 ] && [ "$(head -c ${#SITE} "$DEV")" = "$SITE" ] &&
+	[ "$ERR" = "nvfabctl: connect: stored host ID $SYSID in $TMP/etc-site/hostid for the host NQN in $TMP/etc-site/hostnqn (from the system UUID)" ] &&
+	[ "$(cat "$TMP/etc-site/hostid")" = "$SYSID" ]
+result "connect stores the derived host ID in hostid, once, and says so" $?
+NVFAB_ETC_NVME=$TMP/etc-site dry "later connects use the stored ID, silently (no system UUID now)" \
+	"$SITE" "${B[@]}"
+NVFAB_ETC_NVME=$TMP/etc-site run show-hostnqn
+o1=$OUT
+NVFAB_ETC_NVME=$TMP/etc-site run show-hostid
+[ "$o1" = nqn.2014-08.org.example:site ] && [ "$RC" = 0 ] && [ "$OUT" = "$SYSID" ]
+result "show-hostnqn and show-hostid print what connect uses" $?
+prefill ${#SITE} "instance=5,cntlid=1"$'\n'
+NVFAB_FABRICS_DEV=$DEV NVFAB_ETC_NVME=$TMP/etc-site2 run connect "${B[@]}"
+id2=$(cat "$TMP/etc-site2/hostid" 2>/dev/null)
+NVFAB_ETC_NVME=$TMP/etc-site2 run connect --dry-run "${B[@]}"
+[[ "$id2" =~ ^$UUID_RE$ ]] && [ "$RC" = 0 ] && [ -z "$ERR" ] &&
+	[ "$OUT" = "$S,hostnqn=nqn.2014-08.org.example:site,hostid=$id2" ]
+result "no system UUID: connect stores a random version-4 ID, and it is kept" $?
+NVFAB_ETC_NVME=$TMP/etc-site3 expect_err "show-hostid before the first connect, no system UUID: none yet, and the fix" \
+	"no host ID yet for the host NQN in $TMP/etc-site3/hostnqn: the first connect stores a random one in $TMP/etc-site3/hostid; or create one: nvfabctl gen-hostid > $TMP/etc-site3/hostid" \
+	show-hostid
+NVFAB_ETC_NVME=$TMP/etc-nqn-uuid expect_ok "show-hostid of a uuid host NQN is its UUID" \
+	"$UUID" show-hostid
+NVFAB_SYSFS=$TMP/site-sys expect_ok "gen-hostid: the system UUID, in lower case" \
+	"$SYSID" gen-hostid
+run gen-hostid
+result "gen-hostid without a system UUID: a random version-4 UUID" \
+	"$([ "$RC" = 0 ] && [[ "$OUT" =~ ^$UUID_RE$ ]]; echo $?)"
 : >"$DEV"
 NVFAB_FABRICS_DEV=$DEV expect_err "empty reply is an error" \
 	"cannot parse the reply from $DEV: '' (expected instance=N,cntlid=M)" \
@@ -1399,7 +1446,7 @@ result "completion: sourcing it registers _nvfabctl for nvfabctl" \
 run help
 cmds="$(echo "$OUT" | awk '/^  [a-z]/ { print $1 }' | sort | tr '\n' ' ')"
 complete_is "every command of help, and only those" "$cmds" nvfabctl ""
-complete_is "a command prefix" "show-hostnqn show-topology " nvfabctl sh
+complete_is "a command prefix" "show-hostid show-hostnqn show-topology " nvfabctl sh
 st=0
 for v in connect disconnect disconnect-all list list-subsys show-topology \
 	gen-hostnqn show-hostnqn discover connect-all discovery; do
