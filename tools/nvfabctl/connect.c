@@ -744,6 +744,7 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 {
 	const char *dev = getenv("NVFAB_FABRICS_DEV");
 	char reply[NVF_OPTS_MAX], shown[65], hint[96], *said;
+	struct nvf_waitnote *note;
 	int fd, kfd, err;
 	size_t len = strlen(opts), total = 0;
 	ssize_t ret;
@@ -760,9 +761,11 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 	}
 
 	kfd = nvf_kmsg_mark();
+	note = nvf_waitnote_start(opts);
 	ret = write(fd, opts, len);
+	err = errno;
+	nvf_waitnote_stop(note);
 	if (ret < 0) {
-		err = errno;
 		said = nvf_kmsg_since(kfd);
 		nvf_write_hint(err, transport, hint, sizeof(hint));
 		if (said && err != EPROTONOSUPPORT)

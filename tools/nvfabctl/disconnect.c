@@ -81,6 +81,10 @@ static int nvf_disconnect_nqn(const struct nvf_ctrl *ctrls, size_t nr,
 		free(val);
 	}
 	printf("NQN:%s disconnected %d controller(s)\n", nqn, deleted);
+	/* nvme-cli's line and status, but a typo must not pass unnoticed */
+	if (!deleted && !ret)
+		nvf_warn("no controller of subsystem %s: nothing to disconnect (nvfabctl list-subsys lists the subsystems connected)",
+			 nqn);
 	return ret;
 }
 

@@ -95,6 +95,14 @@ int nvf_opt_port(const char *name, const char *transport, const char *s);
 int nvf_kmsg_mark(void);
 char *nvf_kmsg_since(int fd);
 
+/*
+ * waitnote.c: while a connect's write blocks, say every few seconds which
+ * target it waits for. start never fails the connect (NULL: no note).
+ */
+struct nvf_waitnote;
+struct nvf_waitnote *nvf_waitnote_start(const char *opts);
+void nvf_waitnote_stop(struct nvf_waitnote *w);
+
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);
 void nvf_connect_usage(FILE *f);

@@ -6,6 +6,7 @@
  *
  *   NVFAB_FAKE_WRITE_LOG=FILE	append the byte count of each call to FILE
  *   NVFAB_FAKE_WRITE_ERRNO=N	fail every call with errno N
+ *   NVFAB_FAKE_WRITE_DELAY_MS=N	take N ms first (a target slow to answer)
  *   NVFAB_FAKE_WRITE_KMSG=TEXT	and first append the record "3,1,0,-;TEXT"
  *				to the file NVFAB_KMSG names (the kernel's
  *				log of the refusal)
@@ -44,6 +45,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef ssize_t (*write_fn)(int fd, const void *buf, size_t count);
@@ -77,6 +79,14 @@ ssize_t write(int fd, const void *buf, size_t count)
 			real_write(lfd, "\n", 1);
 			close(lfd);
 		}
+	}
+	err = getenv("NVFAB_FAKE_WRITE_DELAY_MS");
+	if (err) {
+		long ms = atol(err);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		while (nanosleep(&ts, &ts))
+			;
 	}
 	err = getenv("NVFAB_FAKE_WRITE_ERRNO");
 	if (err) {

@@ -87,7 +87,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 289
+ktap_set_plan 290
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -495,11 +495,18 @@ if [ -n "$SHIM" ]; then
 		run connect "${B[@]}" --tls
 	[ "$RC" = 95 ] && [[ "$ERR" == *"Operation not supported (kernel: nvfab_fabrics: option 'tls' is not supported"* ]]
 	result "EOPNOTSUPP from the kernel: exit status 95, as the man page says" $?
+	prefill ${#S} "instance=6,cntlid=1"$'\n'
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_DELAY_MS=1200 LD_PRELOAD=$SHIM \
+		NVFAB_WAIT_NOTICE_MS=300 run connect "${B[@]}"
+	[ "$RC" = 0 ] && [ "$OUT" = nvfab6 ] && [ "$(echo "$ERR" | wc -l)" = 1 ] &&
+		[ "$ERR" = "nvfabctl: connect: still waiting after 0.3 s for tcp 192.0.2.2 port 4420 (subsystem nqn.x:y) to answer (the kernel ends the attempt with an error if it never does)" ]
+	result "a connect slow to answer says what it waits for, once per interval" $?
 else
 	ktap_fail "exactly one write(2) of the whole string (shim did not build)"
 	ktap_fail "EPROTONOSUPPORT hint (shim did not build)"
 	ktap_fail "EINVAL: the kernel's message (shim did not build)"
 	ktap_fail "EOPNOTSUPP: exit status 95 (shim did not build)"
+	ktap_fail "a slow connect says what it waits for (shim did not build)"
 	ktap_fail "EINVAL hint (shim did not build)"
 fi
 
@@ -778,8 +785,10 @@ expect_ok "disconnect --nqn with a list" \
 NQN:nqn.b disconnected 2 controller(s)" disconnect --nqn=nqn.a,nqn.b
 result "disconnect --nqn list wrote 1 to those" \
 	"$([ "$(deleted)" = "nvfab0 nvfab1 nvfab2" ]; echo $?)"
-expect_ok "disconnect unknown NQN: 0 controllers, success (as nvme-cli)" \
-	"NQN:nqn.none disconnected 0 controller(s)" disconnect -n nqn.none
+run disconnect -n nqn.none
+[ "$RC" = 0 ] && [ "$OUT" = "NQN:nqn.none disconnected 0 controller(s)" ] &&
+	[ "$ERR" = "nvfabctl: disconnect: warning: no controller of subsystem nqn.none: nothing to disconnect (nvfabctl list-subsys lists the subsystems connected)" ]
+result "disconnect unknown NQN: nvme-cli's line and status 0, and a warning (a typo is not silent)" $?
 result "disconnect unknown NQN wrote nothing" "$([ -z "$(deleted)" ]; echo $?)"
 expect_ok "disconnect -d" "" disconnect -d nvfab1
 result "disconnect -d wrote 1 to that one only" "$([ "$(deleted)" = nvfab1 ]; echo $?)"
