@@ -133,6 +133,8 @@ int nvf_disconnect(int argc, char **argv)
 		nvf_err("neither device name [--device | -d] nor NQN [--nqn | -n] provided");
 		return NVF_EXIT_FAIL;
 	}
+	if (nvf_require_module())
+		return NVF_EXIT_FAIL;
 
 	if (devs) {
 		for (list = devs; (item = strsep(&list, ","));) {
@@ -177,7 +179,7 @@ int nvf_disconnect_all(int argc, char **argv)
 	if (nvf_no_operands(argc, argv))
 		return NVF_EXIT_FAIL;
 
-	if (nvf_ctrl_scan(&ctrls, &nr))
+	if (nvf_require_module() || nvf_ctrl_scan(&ctrls, &nr))
 		return NVF_EXIT_FAIL;
 	for (i = 0; i < nr; i++) {
 		if (transport) {

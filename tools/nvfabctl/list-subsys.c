@@ -222,6 +222,8 @@ int nvf_list_subsys(int argc, char **argv)
 	ret = nvf_output_opts(argc, argv, &nvf_list_subsys_cmd, &o, NULL);
 	if (ret >= 0)
 		return ret;
+	if (nvf_require_module())
+		return NVF_EXIT_FAIL;
 	if (nvf_subsys_load(o.device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
 	ret = NVF_EXIT_OK;

@@ -413,6 +413,8 @@ int nvf_list(int argc, char **argv)
 	ret = nvf_output_opts(argc, argv, &nvf_list_cmd, &o, NULL);
 	if (ret >= 0)
 		return ret;
+	if (nvf_require_module())
+		return NVF_EXIT_FAIL;
 	if (o.fmt == NVF_FMT_JSON && o.verbose)
 		return nvf_list_json_detail();
 

@@ -164,6 +164,7 @@ struct nvf_ns {
 };
 
 const char *nvf_sysfs_root(void);
+int nvf_require_module(void);
 char *nvf_path(const char *a, const char *b);
 bool nvf_is_dir(const char *path);
 bool nvf_parse_num(const char **s, int *val);

@@ -250,6 +250,32 @@ static int nvf_ctrl_init(struct nvf_ctrl *ctrl, const char *classdir,
 }
 
 /*
+ * Is nvfab-core loaded: does <sysfs>/class/nvfab (or nvfab-subsystem)
+ * exist? If not, say so, with what to do, instead of listing nothing as
+ * if no controller were connected. Return: 0, or -1 after reporting.
+ */
+int nvf_require_module(void)
+{
+	static const char * const classes[] = {
+		"class/nvfab", "class/nvfab-subsystem",
+	};
+	bool found = false;
+	char *dir;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(classes) && !found; i++) {
+		dir = nvf_path(nvf_sysfs_root(), classes[i]);
+		found = dir && nvf_is_dir(dir);
+		free(dir);
+	}
+	if (found)
+		return 0;
+	nvf_err("module nvfab-core is not loaded (no %s/class/nvfab): load a transport (modprobe nvfab-tcp or nvfab-rdma), or see why the boot did not: systemctl status nvfab-boot",
+		nvf_sysfs_root());
+	return -1;
+}
+
+/*
  * Every controller, sorted by instance. No class directory (nvfab-core not
  * loaded) means no controllers. Return: 0, or -1 after reporting an error.
  */

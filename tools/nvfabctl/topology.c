@@ -371,6 +371,8 @@ int nvf_show_topology(int argc, char **argv)
 	ret = nvf_output_opts(argc, argv, &nvf_topology_cmd, &o, &rank);
 	if (ret >= 0)
 		return ret;
+	if (nvf_require_module())
+		return NVF_EXIT_FAIL;
 	if (nvf_subsys_load(o.device, name, sizeof(name), &subs, &nr, &shown))
 		return NVF_EXIT_FAIL;
 	ret = NVF_EXIT_FAIL;

@@ -34,6 +34,8 @@ fi
 mkdir -p "$TMP/etc-empty"
 export NVFAB_ETC_NVME=$TMP/etc-empty
 export NVFAB_SYSFS=$TMP/no-sys
+# nvfab-core loaded, nothing connected: its class directory alone
+mkdir -p "$TMP/loaded-sys/class/nvfab"
 export NVFAB_FABRICS_DEV=$TMP/no-dev
 export NVFAB_DEV_DIR=$TMP/no-dev-dir
 export NVFAB_PROC_KEYS=$TMP/no-keys
@@ -87,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 290
+ktap_set_plan 291
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -750,11 +752,11 @@ else
 	ktap_fail "list -o json: Identify Namespace (shim did not build)"
 	ktap_fail "list -o json: bad Identify data (shim did not build)"
 fi
-NVFAB_SYSFS=$TMP/no-sys expect_ok "list without controllers prints nothing" "" list
-NVFAB_SYSFS=$TMP/no-sys expect_ok "list -o json without controllers" '{
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "list without controllers prints nothing" "" list
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "list -o json without controllers" '{
   "Devices": []
 }' list --output-format=json
-NVFAB_SYSFS=$TMP/no-sys expect_ok "list -v -o json without controllers" '{
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "list -v -o json without controllers" '{
   "Devices": []
 }' list -v -o json
 expect_err "list -o bad" "invalid output format 'xml'" list -o xml
@@ -808,7 +810,16 @@ result "disconnect-all wrote 1 to every controller" \
 expect_ok "disconnect-all -r rdma" "" disconnect-all -r rdma
 result "disconnect-all -r rdma: only the rdma controller" \
 	"$([ "$(deleted)" = nvfab1 ]; echo $?)"
-NVFAB_SYSFS=$TMP/no-sys expect_ok "disconnect-all without controllers" "" disconnect-all
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "disconnect-all without controllers" "" disconnect-all
+st=0
+for cmd in list list-subsys show-topology disconnect-all "disconnect -n nqn.x:y" "disconnect -d nvfab0"; do
+	# shellcheck disable=SC2086 # the words of cmd
+	NVFAB_SYSFS=$TMP/no-sys run $cmd
+	[ "$RC" = 1 ] && [ -z "$OUT" ] &&
+		[ "$ERR" = "nvfabctl: ${cmd%% *}: module nvfab-core is not loaded (no $TMP/no-sys/class/nvfab): load a transport (modprobe nvfab-tcp or nvfab-rdma), or see why the boot did not: systemctl status nvfab-boot" ] ||
+		{ ktap_diag "$cmd: rc=$RC err=$ERR"; st=1; }
+done
+result "without module nvfab-core: list, list-subsys, show-topology, disconnect(-all) say so, status 1 (not an empty list)" $st
 rm "$SYS/devices/virtual/nvfab/nvfab3/delete_controller"
 expect_err "missing delete_controller is an error" \
 	"cannot delete nvfab3: No such file or directory" disconnect -d nvfab3
@@ -1144,9 +1155,9 @@ run list
 	"nvfab2n1:1.07GB,nvfab2n2:-,nvfab2n10:-" ] && ! echo "$OUT" | grep -q 'c[0-9]*n'
 result "list on the multipath tree: heads under their controllers, no path disks" $?
 
-NVFAB_SYSFS=$TMP/no-sys expect_ok "list-subsys without subsystems prints nothing" \
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "list-subsys without subsystems prints nothing" \
 	"" list-subsys
-NVFAB_SYSFS=$TMP/no-sys expect_ok "list-subsys -o json without subsystems" \
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "list-subsys -o json without subsystems" \
 	'[]' list-subsys --output-format=json
 mkdir -p "$TMP/empty-sys/class/nvfab-subsystem"
 NVFAB_SYSFS=$TMP/empty-sys expect_err "list-subsys DEVICE without subsystems" \
@@ -1283,9 +1294,9 @@ expect_err "show-topology -r bad" "invalid ranking 'foo' (namespace, ctrl or mul
 expect_err "show-topology -o bad" "invalid output format 'xml'" show-topology -o xml
 expect_err "show-topology unknown device" "no subsystem with device 'nvfab99'" \
 	show-topology nvfab99
-NVFAB_SYSFS=$TMP/no-sys expect_ok "show-topology without subsystems prints nothing" \
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "show-topology without subsystems prints nothing" \
 	"" show-topology
-NVFAB_SYSFS=$TMP/no-sys expect_ok "show-topology -o json without subsystems" \
+NVFAB_SYSFS=$TMP/loaded-sys expect_ok "show-topology -o json without subsystems" \
 	"[]" show-topology -o json
 
 # --- list -v -o json: nvme list -v's shape -----------------------------------
