@@ -444,13 +444,14 @@ static int nvf_check_options(struct nvf_connect_cfg *cfg)
 		return bad + 1;
 	if (nvf_host_identity(cfg)) {
 		bad++;
-		skip[NVF_STR_HOSTNQN] = skip[NVF_STR_HOSTID] = true;
+		skip[NVF_STR_HOSTNQN] = true;
+		skip[NVF_STR_HOSTID] = true;
 	}
 	if (nvf_key_files(cfg)) {
 		/* reported: the file's name, not its content */
 		bad++;
-		skip[NVF_STR_DHCHAP_SECRET] = skip[NVF_STR_DHCHAP_CTRL_SECRET] =
-			true;
+		skip[NVF_STR_DHCHAP_SECRET] = true;
+		skip[NVF_STR_DHCHAP_CTRL_SECRET] = true;
 	}
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
 		if (!cfg->str[i] || skip[i])

@@ -204,6 +204,29 @@ static int nvf_random_uuid(char *buf)
 }
 
 /*
+ * A new UUID into @buf: the system UUID, else a random one; *@system
+ * (if not NULL) says which. Return: 0, or -1 after reporting.
+ */
+static int nvf_new_uuid(char *buf, bool *system)
+{
+	int ret;
+
+	if (!nvf_system_uuid(buf)) {
+		if (system)
+			*system = true;
+		return 0;
+	}
+	if (system)
+		*system = false;
+	ret = nvf_random_uuid(buf);
+	if (ret) {
+		nvf_err("cannot get random bytes: %s", strerror(-ret));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * These commands take -h and nothing else. Return: the exit status when
  * done (help shown, or a bad command line reported), else -1.
  */
@@ -228,13 +251,8 @@ int nvf_gen_hostnqn(int argc, char **argv)
 	ret = nvf_no_options(argc, argv, nvf_gen_hostnqn_usage);
 	if (ret >= 0)
 		return ret;
-	if (nvf_system_uuid(uuid)) {
-		ret = nvf_random_uuid(uuid);
-		if (ret) {
-			nvf_err("cannot get random bytes: %s", strerror(-ret));
-			return NVF_EXIT_FAIL;
-		}
-	}
+	if (nvf_new_uuid(uuid, NULL))
+		return NVF_EXIT_FAIL;
 	printf("%s%s\n", NVF_HOSTNQN_PREFIX, uuid);
 	return NVF_EXIT_OK;
 }
@@ -299,16 +317,11 @@ static char *nvf_derive_hostid(void)
 {
 	const char *etc = nvf_etc_dir();
 	char uuid[NVF_UUID_LEN + 1];
-	bool system = !nvf_system_uuid(uuid);
+	bool system;
 	int ret;
 
-	if (!system) {
-		ret = nvf_random_uuid(uuid);
-		if (ret) {
-			nvf_err("cannot get random bytes: %s", strerror(-ret));
-			return NULL;
-		}
-	}
+	if (nvf_new_uuid(uuid, &system))
+		return NULL;
 	if (!nvf_host_store && !system && nvf_host_show) {
 		nvf_err("no host ID yet for the host NQN in %s/hostnqn: the first connect stores a random one in %s/hostid; or create one: nvfabctl gen-hostid > %s/hostid",
 			etc, etc, etc);
@@ -330,7 +343,8 @@ static char *nvf_derive_hostid(void)
 		nvf_warn("cannot store host ID %s in %s/hostid (%s): using the system UUID, which stays the same",
 			 uuid, etc, strerror(-ret));
 	else
-		fprintf(stderr, "nvfabctl: %s: stored host ID %s in %s/hostid for the host NQN in %s/hostnqn (from the %s)\n",
+		fprintf(stderr,
+			"nvfabctl: %s: stored host ID %s in %s/hostid for the host NQN in %s/hostnqn (from the %s)\n",
 			nvf_verb, uuid, etc, etc,
 			system ? "system UUID" : "random number generator");
 	return strdup(uuid);
@@ -393,13 +407,8 @@ int nvf_gen_hostid(int argc, char **argv)
 	ret = nvf_no_options(argc, argv, nvf_gen_hostid_usage);
 	if (ret >= 0)
 		return ret;
-	if (nvf_system_uuid(uuid)) {
-		ret = nvf_random_uuid(uuid);
-		if (ret) {
-			nvf_err("cannot get random bytes: %s", strerror(-ret));
-			return NVF_EXIT_FAIL;
-		}
-	}
+	if (nvf_new_uuid(uuid, NULL))
+		return NVF_EXIT_FAIL;
 	printf("%s\n", uuid);
 	return NVF_EXIT_OK;
 }

@@ -72,7 +72,7 @@ int nvf_parse_keyring(const char *name, const char *s, int *val);
 
 /*
  * opts.c: the kernel's connect-option grammar (include/uapi/nvfab/
- * fabrics.h) and the transports' address rules, checked before connecting.
+ * fabrics-opts.h) and the transports' address rules, checked before connecting.
  * @name is the command-line option reported ("queue-size"), @key the
  * option string's key ("queue_size"). Each returns 0, or -1 after
  * reporting.

@@ -3,7 +3,7 @@
  * The kernel's connect-option grammar applied before anything reaches the
  * kernel: each value of a connect (the command line, a configuration
  * line, a discovery entry's options) is checked against the table the
- * kernel's parser is tested against (include/uapi/nvfab/fabrics.h), and
+ * kernel's parser is tested against (include/uapi/nvfab/fabrics-opts.h), and
  * the addresses and ports against what the tcp and rdma transports accept
  * when they connect. A host name is resolved here, as nvme-cli does: the
  * kernel takes numeric addresses only.
@@ -12,6 +12,7 @@
  * value, so that one run names every error of a line.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
@@ -22,20 +23,15 @@
 
 #include "nvfabctl.h"
 
-struct nvf_opt_rule {
-	const char	*key;
-	int		kind;
-	long long	min, max;
-};
-
-#define NVF_OPT_RULE(k, kd, lo, hi)	{ k, kd, lo, hi },
-static const struct nvf_opt_rule nvf_opt_rules[] = {
-	NVFAB_OPTS_TABLE(NVF_OPT_RULE)
+static const struct nvfab_opt_rule nvf_opt_rules[] = {
+#define NVFAB_OPT(k, kd, lo, hi)	{ k, kd, lo, hi },
+#include <uapi/nvfab/fabrics-opts.h>
+#undef NVFAB_OPT
 };
 
 static const char * const nvf_transports[] = { "tcp", "rdma" };
 
-static const struct nvf_opt_rule *nvf_opt_rule(const char *key)
+static const struct nvfab_opt_rule *nvf_opt_rule(const char *key)
 {
 	size_t i;
 
@@ -47,7 +43,7 @@ static const struct nvf_opt_rule *nvf_opt_rule(const char *key)
 
 bool nvf_opt_known(const char *key, bool *takes_value)
 {
-	const struct nvf_opt_rule *r = nvf_opt_rule(key);
+	const struct nvfab_opt_rule *r = nvf_opt_rule(key);
 
 	if (r && takes_value)
 		*takes_value = r->kind != NVFAB_OPTK_FLAG;
@@ -55,7 +51,7 @@ bool nvf_opt_known(const char *key, bool *takes_value)
 }
 
 /* The range of @r as words: "16 to 1024", "at most 31536000", ... */
-static void nvf_opt_range(const struct nvf_opt_rule *r, char *buf,
+static void nvf_opt_range(const struct nvfab_opt_rule *r, char *buf,
 			  size_t size)
 {
 	if (r->min == NVFAB_OPT_INT_MIN)
@@ -68,7 +64,7 @@ static void nvf_opt_range(const struct nvf_opt_rule *r, char *buf,
 
 int nvf_opt_int(const char *name, const char *key, const char *s, int *val)
 {
-	const struct nvf_opt_rule *r = nvf_opt_rule(key);
+	const struct nvfab_opt_rule *r = nvf_opt_rule(key);
 	char range[64], *end;
 	long long v;
 
@@ -95,7 +91,7 @@ int nvf_opt_int(const char *name, const char *key, const char *s, int *val)
 
 int nvf_opt_str(const char *name, const char *key, const char *s)
 {
-	const struct nvf_opt_rule *r = nvf_opt_rule(key);
+	const struct nvfab_opt_rule *r = nvf_opt_rule(key);
 	size_t len = strlen(s);
 
 	if (!r) {
@@ -161,10 +157,15 @@ static bool nvf_ip_numeric(const char *s)
 /* Does @s look like a host name (letters, digits, '-', '.') at all? */
 static bool nvf_hostname_like(const char *s)
 {
-	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz"
-			       "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") ==
-		     strlen(s) && strpbrk(s, "abcdefghijklmnopqrstuvwxyz"
-					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	bool letter = false;
+
+	for (; *s; s++) {
+		if (isalpha((unsigned char)*s))
+			letter = true;
+		else if (!isdigit((unsigned char)*s) && *s != '-' && *s != '.')
+			return false;
+	}
+	return letter;
 }
 
 int nvf_opt_addr(const char *name, const char *transport, const char *s,

@@ -42,7 +42,8 @@ static void *nvf_waitnote_thread(void *arg)
 
 	nvf_sleep_ms(w->first_ms);
 	for (;;) {
-		fprintf(stderr, "nvfabctl: %s: still waiting after %.1f s for %s to answer (the kernel ends the attempt with an error if it never does)\n",
+		fprintf(stderr,
+			"nvfabctl: %s: still waiting after %.1f s for %s to answer (the kernel ends the attempt with an error if it never does)\n",
 			nvf_verb, waited / 1000.0, w->what);
 		nvf_sleep_ms(NVF_WAIT_EVERY_MS);
 		waited += NVF_WAIT_EVERY_MS;

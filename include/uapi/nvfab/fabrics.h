@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * The connect-option grammar of /dev/nvfab-fabrics as one table: every key,
- * the kind of its value and the values the kernel accepts.
+ * The connect-option grammar of /dev/nvfab-fabrics: its limits and the
+ * kinds of value of its table, include/uapi/nvfab/fabrics-opts.h (every
+ * key, the kind of its value and the values the kernel accepts).
  *
  * Two parsers apply these rules: the kernel's (drivers/nvfab/fabrics/
  * fabrics.c, whose range checks use the limits below) and nvfabctl's
  * (tools/nvfabctl/opts.c, which checks a connect, a configuration line or
- * a discovery entry's options against this table before anything reaches
- * the kernel). Each has a test that walks the table: the KUnit suite
- * nvfab_fabrics_opts_table feeds the kernel parser every key's bounds and
- * the values just outside them, and nvfabctl's host tests
- * (tools/nvfabctl/tests/opts.sh) do the same through the command line, so
- * the two cannot drift apart.
+ * a discovery entry's options against the table before anything reaches
+ * the kernel). Each has a test that walks the table: the KUnit case
+ * nvfab_opts_table_test (suite nvfab_fabrics_opts) feeds the kernel
+ * parser every key's bounds and the values just outside them, and
+ * nvfabctl's tools/nvfabctl/tests/opts.sh does the same through the
+ * command line, so the two cannot drift apart.
  *
  * Plain C, no kernel types: included by the kernel and by user space.
  */
@@ -73,45 +74,19 @@
 #define NVFAB_OPTK_SERIAL	5
 
 /*
- * NVFAB_OPTS_TABLE(X) calls X(key, kind, min, max) once per key, in the
- * order of enum nvfab_opt. For STR, min and max are lengths in bytes.
+ * One row of the table, include/uapi/nvfab/fabrics-opts.h, whose
+ * NVFAB_OPT(key, kind, min, max) lines its includer turns into rows:
  *
- * Beyond this table each transport checks its addresses when it connects:
- * for tcp and rdma, traddr and host_traddr are numeric IPv4 or IPv6
- * addresses (IPv6 with an optional %scope, no brackets, no port) and
- * trsvcid is a decimal port, 0 to 65535. nr_io_queues, nr_write_queues and
- * nr_poll_queues above the number of online CPUs are reduced to it.
+ *	static const struct nvfab_opt_rule rules[] = {
+ *	#define NVFAB_OPT(k, kd, lo, hi)	{ k, kd, lo, hi },
+ *	#include <uapi/nvfab/fabrics-opts.h>
+ *	#undef NVFAB_OPT
+ *	};
  */
-#define NVFAB_OPTS_TABLE(X)						\
-	X("transport",		NVFAB_OPTK_STR,	1, NVFAB_TRANSPORT_SIZE - 1) \
-	X("traddr",		NVFAB_OPTK_STR,	1, NVFAB_TRADDR_SIZE - 1) \
-	X("trsvcid",		NVFAB_OPTK_STR,	1, NVFAB_TRSVCID_SIZE - 1) \
-	X("nqn",		NVFAB_OPTK_STR,	1, NVFAB_NQN_SIZE - 1)	\
-	X("queue_size",		NVFAB_OPTK_INT,	NVFAB_MIN_QUEUE_SIZE,	\
-	  NVFAB_MAX_QUEUE_SIZE)						\
-	X("nr_io_queues",	NVFAB_OPTK_INT,	1, NVFAB_OPT_INT_MAX)	\
-	X("reconnect_delay",	NVFAB_OPTK_INT,	1, NVFAB_MAX_RECONNECT_DELAY) \
-	X("ctrl_loss_tmo",	NVFAB_OPTK_INT,	NVFAB_OPT_INT_MIN,	\
-	  NVFAB_MAX_TMO)						\
-	X("keep_alive_tmo",	NVFAB_OPTK_INT,	0, NVFAB_MAX_KATO)	\
-	X("hostnqn",		NVFAB_OPTK_STR,	1, NVFAB_NQN_SIZE - 1)	\
-	X("host_traddr",	NVFAB_OPTK_STR,	1, NVFAB_TRADDR_SIZE - 1) \
-	X("host_iface",		NVFAB_OPTK_STR,	1, NVFAB_IFNAME_SIZE - 1) \
-	X("hostid",		NVFAB_OPTK_UUID, 36, 36)		\
-	X("duplicate_connect",	NVFAB_OPTK_FLAG, 0, 0)			\
-	X("disable_sqflow",	NVFAB_OPTK_FLAG, 0, 0)			\
-	X("hdr_digest",		NVFAB_OPTK_FLAG, 0, 0)			\
-	X("data_digest",	NVFAB_OPTK_FLAG, 0, 0)			\
-	X("nr_write_queues",	NVFAB_OPTK_INT,	1, NVFAB_OPT_INT_MAX)	\
-	X("nr_poll_queues",	NVFAB_OPTK_INT,	1, NVFAB_OPT_INT_MAX)	\
-	X("tos",		NVFAB_OPTK_INT,	0, NVFAB_OPT_INT_MAX)	\
-	X("fast_io_fail_tmo",	NVFAB_OPTK_INT,	NVFAB_OPT_INT_MIN,	\
-	  NVFAB_MAX_TMO)						\
-	X("discovery",		NVFAB_OPTK_FLAG, 0, 0)			\
-	X("dhchap_secret",	NVFAB_OPTK_SECRET, 11, NVFAB_OPTS_MAX_LEN) \
-	X("dhchap_ctrl_secret",	NVFAB_OPTK_SECRET, 11, NVFAB_OPTS_MAX_LEN) \
-	X("tls",		NVFAB_OPTK_FLAG, 0, 0)			\
-	X("keyring",		NVFAB_OPTK_SERIAL, 1, NVFAB_OPT_INT_MAX) \
-	X("tls_key",		NVFAB_OPTK_SERIAL, 1, NVFAB_OPT_INT_MAX)
+struct nvfab_opt_rule {
+	const char	*key;
+	int		kind;	/* NVFAB_OPTK_* */
+	long long	min, max;
+};
 
 #endif /* _UAPI_NVFAB_FABRICS_H */

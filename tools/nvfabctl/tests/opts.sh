@@ -3,7 +3,7 @@
 #
 # Host-side tests of nvfabctl's checks of a connect's values, before
 # anything reaches the kernel:
-# - the kernel's grammar table (include/uapi/nvfab/fabrics.h, printed by
+# - the kernel's grammar table (include/uapi/nvfab/fabrics-opts.h, printed by
 #   tests/opts_table.c), walked key by key through connect --dry-run: the
 #   values at each key's bounds accepted, those just outside refused, as
 #   KUnit's nvfab_opts_table_test walks the same table through the

@@ -620,23 +620,18 @@ static void nvfab_opts_same_path_test(struct kunit *test)
 }
 
 /*
- * The grammar's table (include/uapi/nvfab/fabrics.h), which nvfabctl
+ * The grammar's table (include/uapi/nvfab/fabrics-opts.h), which nvfabctl
  * checks against too: each key with the values at its bounds accepted and
  * those just outside refused, so that the kernel and the table cannot
  * drift apart (nvfabctl's tests/opts.sh is the other half).
  */
-struct table_key {
-	const char	*key;
-	int		kind;
-	long long	min, max;
+static const struct nvfab_opt_rule table_keys[] = {
+#define NVFAB_OPT(k, kd, lo, hi)	{ k, kd, lo, hi },
+#include <uapi/nvfab/fabrics-opts.h>
+#undef NVFAB_OPT
 };
 
-#define TABLE_KEY(k, kd, lo, hi)	{ k, kd, lo, hi },
-static const struct table_key table_keys[] = {
-	NVFAB_OPTS_TABLE(TABLE_KEY)
-};
-
-static void table_key_desc(const struct table_key *k, char *desc)
+static void table_key_desc(const struct nvfab_opt_rule *k, char *desc)
 {
 	strscpy(desc, k->key, KUNIT_PARAM_DESC_SIZE);
 }
@@ -648,7 +643,7 @@ KUNIT_ARRAY_PARAM(table, table_keys, table_key_desc);
  * @k needs (a host identity pairs hostnqn and hostid; a key serial needs
  * tls), then @k's "key" or "key=value".
  */
-static const char *table_input(struct kunit *test, const struct table_key *k,
+static const char *table_input(struct kunit *test, const struct nvfab_opt_rule *k,
 			       const char *val)
 {
 	static const char * const base[] = {
@@ -683,7 +678,7 @@ static const char *table_input(struct kunit *test, const struct table_key *k,
 }
 
 /* Parse @k=@val (@val NULL: the key alone) and expect @want. */
-static void table_expect(struct kunit *test, const struct table_key *k,
+static void table_expect(struct kunit *test, const struct nvfab_opt_rule *k,
 			 const char *val, int want)
 {
 	const char *in = table_input(test, k, val);
@@ -694,7 +689,7 @@ static void table_expect(struct kunit *test, const struct table_key *k,
 }
 
 /* A value of @len bytes: 'a's, or a secret's prefix and 'a's. */
-static const char *table_str(struct kunit *test, const struct table_key *k,
+static const char *table_str(struct kunit *test, const struct nvfab_opt_rule *k,
 			     long long len)
 {
 	char *s = kunit_kzalloc(test, len + 1, GFP_KERNEL);
@@ -718,7 +713,7 @@ static const char *table_num(struct kunit *test, long long v)
 
 static void nvfab_opts_table_test(struct kunit *test)
 {
-	const struct table_key *k = test->param_value;
+	const struct nvfab_opt_rule *k = test->param_value;
 	/* what refuses the key's every value where the kernel lacks it */
 	int none = 0;
 
