@@ -437,12 +437,10 @@ static int nvf_check_options(struct nvf_connect_cfg *cfg)
 			transport ? transport : "");
 		bad++;
 	}
-	/* a malformed --hostid is that, whatever else is missing */
+	/* a malformed --hostid is that, not a reason to look for another */
 	if (cfg->str[NVF_STR_HOSTID] &&
 	    nvf_opt_str(nvf_str_opts[NVF_STR_HOSTID].name, "hostid",
-			cfg->str[NVF_STR_HOSTID]))
-		return bad + 1;
-	if (nvf_host_identity(cfg)) {
+			cfg->str[NVF_STR_HOSTID])) {
 		bad++;
 		skip[NVF_STR_HOSTNQN] = true;
 		skip[NVF_STR_HOSTID] = true;
@@ -454,9 +452,10 @@ static int nvf_check_options(struct nvf_connect_cfg *cfg)
 		skip[NVF_STR_DHCHAP_CTRL_SECRET] = true;
 	}
 	for (i = 0; i < NVF_NR_STR_OPTS; i++) {
-		if (!cfg->str[i] || skip[i])
+		/* the host identity's values: once it is settled, below */
+		if (!cfg->str[i] || skip[i] || i == NVF_STR_HOSTNQN ||
+		    i == NVF_STR_HOSTID)
 			continue;
-		/* one error per value: the first thing wrong with it */
 		skip[i] = nvf_check_value(nvf_str_opts[i].name, cfg->str[i]) ||
 			  nvf_opt_str(nvf_str_opts[i].name, nvf_str_opts[i].key,
 				      cfg->str[i]);
@@ -493,6 +492,24 @@ static int nvf_check_options(struct nvf_connect_cfg *cfg)
 		nvf_err("TLS (--tls, --keyring, --tls-key) is for transport tcp only, not %s",
 			transport);
 		bad++;
+	}
+	/*
+	 * The host identity last: a host ID derived for a site host NQN is
+	 * stored only by a connect whose other values are good.
+	 */
+	if (skip[NVF_STR_HOSTID])
+		return bad;
+	if (bad)
+		nvf_host_no_store();
+	if (nvf_host_identity(cfg))
+		return bad + 1;
+	for (i = NVF_STR_HOSTNQN; i <= NVF_STR_HOSTID; i++) {
+		/* one error per value: the first thing wrong with it */
+		if (cfg->str[i] &&
+		    (nvf_check_value(nvf_str_opts[i].name, cfg->str[i]) ||
+		     nvf_opt_str(nvf_str_opts[i].name, nvf_str_opts[i].key,
+				 cfg->str[i])))
+			bad++;
 	}
 	return bad;
 }

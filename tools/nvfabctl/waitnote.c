@@ -39,12 +39,16 @@ static void *nvf_waitnote_thread(void *arg)
 {
 	struct nvf_waitnote *w = arg;
 	long waited = w->first_ms;
+	int state;
 
 	nvf_sleep_ms(w->first_ms);
 	for (;;) {
+		/* not cancelled inside stdio: it would keep stderr's lock */
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &state);
 		fprintf(stderr,
 			"nvfabctl: %s: still waiting after %.1f s for %s to answer (the kernel ends the attempt with an error if it never does)\n",
 			nvf_verb, waited / 1000.0, w->what);
+		pthread_setcancelstate(state, NULL);
 		nvf_sleep_ms(NVF_WAIT_EVERY_MS);
 		waited += NVF_WAIT_EVERY_MS;
 	}

@@ -89,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 291
+ktap_set_plan 292
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -344,6 +344,13 @@ NVFAB_SYSFS=$TMP/site-sys NVFAB_FABRICS_DEV=$DEV NVFAB_ETC_NVME=$TMP/etc-site \
 	[ "$ERR" = "nvfabctl: connect: stored host ID $SYSID in $TMP/etc-site/hostid for the host NQN in $TMP/etc-site/hostnqn (from the system UUID)" ] &&
 	[ "$(cat "$TMP/etc-site/hostid")" = "$SYSID" ]
 result "connect stores the derived host ID in hostid, once, and says so" $?
+mkdir -p "$TMP/etc-site4"
+printf 'nqn.2014-08.org.example:site\n' >"$TMP/etc-site4/hostnqn"
+NVFAB_SYSFS=$TMP/site-sys NVFAB_FABRICS_DEV=$DEV NVFAB_ETC_NVME=$TMP/etc-site4 \
+	run connect "${B[@]}" -Q 8
+[ "$RC" = 1 ] && [ ! -e "$TMP/etc-site4/hostid" ] &&
+	[[ "$ERR" == *"invalid --queue-size 8"* ]] && [[ "$ERR" != *"stored host ID"* ]]
+result "a connect refused for another value stores no host ID" $?
 NVFAB_ETC_NVME=$TMP/etc-site dry "later connects use the stored ID, silently (no system UUID now)" \
 	"$SITE" "${B[@]}"
 NVFAB_ETC_NVME=$TMP/etc-site run show-hostnqn
