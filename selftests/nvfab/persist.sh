@@ -9,8 +9,11 @@
 # skips both controllers ("already connected") and exits 0. After a
 # "reboot" (controllers, configfs entry and modules gone, modules loaded
 # again), a file with one bad line fails with that line's number and
-# changes nothing; the good file then brings everything back. The kernel
-# log stays clean.
+# changes nothing; the good file then brings everything back. Last, a
+# boot before the target's second port is up: the unit's command (with
+# --retry) connects path 1, tells the service manager READY=1 and, in
+# STATUS=, that line 5 is missing and why, keeps retrying, and connects
+# path 2 once the port is up, then exits 0. The kernel log stays clean.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tcp_lib.sh"
@@ -32,7 +35,7 @@ trap cleanup EXIT
 require_root
 [ -x "$BIN" ] || ksft_skip_all "nvfabctl not built (make -C tools/nvfabctl)"
 ktap_header
-ktap_set_plan 26
+ktap_set_plan 35
 
 # /etc is read-only in the guest: the file lives in $NVFAB_ETC_NVFAB, and
 # the host identity (as a booting machine has one: without it nvfabctl
@@ -50,9 +53,9 @@ CONF=$NVFAB_ETC_NVFAB/nvfab.conf
 # The unit's command line, with the nvfabctl of this tree.
 read -r -a EXEC <<<"$(sed -n 's/^ExecStart=//p' "$UNIT")"
 unit_runs_apply() {
-	[ "${EXEC[0]##*/}" = nvfabctl ] && [ "${EXEC[*]:1}" = "config apply" ]
+	[ "${EXEC[0]##*/}" = nvfabctl ] && [ "${EXEC[*]:1}" = "config apply --retry" ]
 }
-ktap_check "nvfab-boot.service runs 'nvfabctl config apply' (got '${EXEC[*]}')" \
+ktap_check "nvfab-boot.service runs 'nvfabctl config apply --retry' (got '${EXEC[*]}')" \
 	unit_runs_apply
 EXEC[0]=$BIN
 
@@ -79,9 +82,11 @@ boot() {
 	[ -z "$ERR" ] || sed 's/^/# err: /' "$TMP/err"
 }
 
-# The controllers of the last run's report, in file order: "nvfabA nvfabB".
+# The controllers of the last run's report, in file order: "nvfabA nvfabB"
+# (the connects run in parallel: their lines come in any order).
 reported() {
-	echo "$OUT" | grep -E 'connected:? nvfab[0-9]+$' | awk '{ print $NF }' | xargs
+	echo "$OUT" | grep -E 'connected:? nvfab[0-9]+$' | sort -t: -k2n |
+		awk '{ print $NF }' | xargs
 }
 # Every controller in sysfs, in instance order: "nvfabA nvfabB".
 ctrl_names() {
@@ -107,8 +112,9 @@ subsys_policy() {
 		[ "$(cat "$s/iopolicy")|$(cat "$s/no_path_tmo")" = "round-robin|42" ]
 }
 entry_is() { [ "$(cat "$ENTRY/iopolicy")|$(cat "$ENTRY/no_path_tmo")" = "$1" ]; }
-# The last run printed exactly $1 on stdout and nothing on stderr.
-printed() { [ "$OUT" = "$1" ] && [ -z "$ERR" ]; }
+# The last run printed exactly the lines of $1 on stdout, in any order
+# (parallel connects), and nothing on stderr.
+printed() { [ "$(echo "$OUT" | sort)" = "$(echo "$1" | sort)" ] && [ -z "$ERR" ]; }
 
 P1="connect -t tcp -a $(topo_tgt_addr 1) -s $NVMET_TRSVCID -w $(topo_host_addr 1) -n $NVMET_NQN"
 P2="connect -t tcp -a $(topo_tgt_addr 2) -s $NVMET_TRSVCID -w $(topo_host_addr 2) -n $NVMET_NQN"
@@ -143,7 +149,8 @@ $CONF:5: connected ${R[1]:-?}"
 ktap_check "the configfs entry holds the policy" entry_is "round-robin|42"
 ktap_check "both controllers live" busywait 20000 both_live
 ctrls=$(ctrl_names)
-ktap_check "they are the ones apply reported ($ctrls)" test "${R[*]}" = "$ctrls"
+ktap_check "they are the ones apply reported ($ctrls)" \
+	test "$(echo "${R[@]}" | tr ' ' '\n' | sort -V | xargs)" = "$ctrls"
 ktap_check "one subsystem, started with iopolicy round-robin and no_path_tmo 42" \
 	subsys_policy
 ktap_check "namespace 1's block device appears" \
@@ -186,6 +193,74 @@ boot
 ktap_check "the good file: exit 0" test "$RC" = 0
 ktap_check "the good file: both controllers live" busywait 20000 both_live
 ktap_check "the good file: the new subsystem started with the policy" subsys_policy
+
+# --- boot before the target's second port is up: retries ----------------------
+ktap_check "reboot again" fake_reboot
+nvmet_port_disable 2
+NLOG=$TMP/notify.log
+NPID=
+if command -v python3 >/dev/null; then
+	python3 - "$TMP/notify.sock" "$NLOG" <<-'PY' &
+	import socket, sys
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+	s.bind(sys.argv[1])
+	with open(sys.argv[2], "a") as f:
+	    while True:
+	        f.write(s.recv(4096).decode().replace("\n", "|") + "\n")
+	        f.flush()
+	PY
+	NPID=$!
+	busywait 10000 test -S "$TMP/notify.sock"
+fi
+: >"$NLOG"
+NOTIFY_SOCKET=$TMP/notify.sock "${EXEC[@]}" --retry-interval 1 \
+	>"$TMP/out" 2>"$TMP/err" &
+APID=$!
+ready() { grep -q '^READY=1$' "$NLOG"; }
+one_live() {
+	[ "$(nvfab_ctrl_count)" = 1 ] &&
+		[ "$(cat "/sys/class/nvfab/$(ctrl_names)/state" 2>/dev/null)" = live ]
+}
+# READY=1 once each controller was tried: path 1 connected, path 2 refused.
+if [ -n "$NPID" ]; then
+	ktap_check "retry: READY=1 after the first round" busywait 30000 ready
+else
+	ktap_skip "retry: READY=1 after the first round (no python3)"
+fi
+ktap_check "retry: path 1 connected, the run goes on retrying path 2" \
+	busywait 20000 one_live
+ktap_check "retry: still running while path 2 is refused" kill -0 $APID
+status_missing() {
+	grep -q "^STATUS=1 of 2 controllers connected; missing: line 5 tcp $(topo_tgt_addr 2) port $NVMET_TRSVCID (subsystem $NVMET_NQN): Connection refused after [0-9]* attempts\?, retrying$" "$NLOG"
+}
+if [ -n "$NPID" ]; then
+	ktap_check "retry: STATUS= names line 5, its target and why" busywait 10000 status_missing
+else
+	ktap_skip "retry: STATUS= names line 5 (no python3)"
+fi
+nvmet_port_enable 2
+apply_done() { ! kill -0 $APID 2>/dev/null; }
+busywait 30000 apply_done
+wait $APID
+RC=$?
+OUT=$(cat "$TMP/out")
+ERR=$(cat "$TMP/err")
+ktap_diag "retry run -> rc=$RC"
+sed 's/^/# out: /' "$TMP/out"
+sed 's/^/# err: /' "$TMP/err"
+ktap_check "retry: path 2 connected once its port is up, exit 0" test "$RC" = 0
+ktap_check "retry: both controllers live" busywait 20000 both_live
+ktap_check "retry: each refusal reported, then a retry announced" \
+	grep -q "$CONF:5: attempt 1 failed (Connection refused); retrying in" "$TMP/err"
+if [ -n "$NPID" ]; then
+	kill "$NPID" 2>/dev/null
+	wait "$NPID" 2>/dev/null
+	ktap_check "retry: the last STATUS= is 'all 2 controllers connected'" \
+		test "$(grep '^STATUS=' "$NLOG" | tail -1)" = "STATUS=all 2 controllers connected"
+	sed 's/^/# notify: /' "$NLOG"
+else
+	ktap_skip "retry: the last STATUS= (no python3)"
+fi
 
 # --- clean up -----------------------------------------------------------------
 ktap_check "controllers deleted" nvfab_delete_all

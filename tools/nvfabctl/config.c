@@ -23,10 +23,13 @@
  * The file is parsed whole before anything is done. Every error is
  * reported as "FILE:LINE: message", and one error anywhere means that
  * nothing is applied. "apply" then writes every policy, in file order,
- * then connects every controller, in file order, skipping those that are
- * connected already, and last creates every discovery entry that configfs
- * does not have yet, so that each subsystem is created with its policy
- * and a second run changes nothing.
+ * then connects every controller, skipping those that are connected
+ * already, --parallel at once (jobs.c), and when each has been tried once
+ * creates every discovery entry that configfs does not have yet, so that
+ * each subsystem is created with its policy and a second run changes
+ * nothing. With --retry (nvfab-boot.service), connects that failed for a
+ * reason that may pass (the network is not up yet) are retried with
+ * backoff until they succeed or the run is stopped.
  *
  * Documented in Documentation/admin-guide/nvfab-persistence.rst and
  * Documentation/nvfabctl.8.
@@ -41,6 +44,7 @@
 #include "nvfabctl.h"
 #include "config.h"
 #include "dlp.h"
+#include "jobs.h"
 
 #define NVF_ETC_NVFAB		"/etc/nvfab"
 #define NVF_CONF_NAME		"nvfab.conf"
@@ -113,6 +117,14 @@ struct nvf_conf {
 	int			errors;
 	char			**words;	/* the words of the current line */
 	size_t			words_cap;
+	struct nvf_jobs_cfg	run;		/* apply: parallel, retries */
+	int			failed_later;	/* apply: discovery failures */
+};
+
+/* A connect directive as a job of jobs.c. */
+struct nvf_conf_job {
+	struct nvf_conf		*c;
+	struct nvf_conf_dir	*d;
 };
 
 /*
@@ -602,10 +614,21 @@ static int nvf_conf_check_configfs(struct nvf_conf *c, const char *cfs)
 	size_t i;
 	int k, bad = 0;
 
+	const char *root = getenv("NVFAB_CONFIGFS");
+	char why[1536];
+
 	if (!nvf_is_dir(cfs)) {
 		nvf_conf_at(c, 0);
-		nvf_err("no %s (is module nvfab-core loaded and configfs mounted?)",
-			cfs);
+		if (!root || !*root)
+			root = NVF_CONFIGFS;
+		if (!nvf_is_dir(root)) {
+			nvf_err("no %s (is module nvfab-core loaded and configfs mounted?)",
+				cfs);
+			return -1;
+		}
+		/* configfs is there: nvfab-core is not loaded, say why */
+		nvf_module_why(why, sizeof(why));
+		nvf_err("no %s: %s", cfs, why);
 		return -1;
 	}
 	features = nvf_attr_read(cfs, "features");
@@ -783,14 +806,19 @@ int nvf_find_ctrl_opts(const char *opts, char *name, size_t size)
 	return nvf_conf_find_ctrl(opts, name, size);
 }
 
-/* Connect one controller unless it is connected. Return: 0, or -1. */
-static int nvf_conf_apply_connect(struct nvf_conf *c,
-				  const struct nvf_conf_dir *d)
+/*
+ * Is connect @d settled without connecting: its policy failed, or it is
+ * connected already (each reported)? Return: 0 if it must be connected,
+ * 1 if connected, -1 if it failed.
+ */
+static int nvf_conf_connect_settled(struct nvf_conf *c,
+				    const struct nvf_conf_dir *d)
 {
-	int instance, cntlid, found, ret;
-	char name[32], *transport;
+	char name[32];
 	size_t i;
+	int found;
 
+	nvf_conf_at(c, d->line);
 	for (i = 0; i < c->nr; i++) {
 		if (c->dirs[i].kind == NVF_CONF_POLICY && c->dirs[i].failed &&
 		    nvf_opts_is(d->opts, "nqn", c->dirs[i].nqn)) {
@@ -806,17 +834,37 @@ static int nvf_conf_apply_connect(struct nvf_conf *c,
 		printf("%s:%d: already connected: %s\n", c->file, d->line,
 		       name);
 		fflush(stdout);
-		return 0;
+		return 1;
 	}
+	return 0;
+}
+
+/*
+ * Connect one controller unless it is connected (a retry may find it
+ * connected by a discovery entry meanwhile): one attempt, in a child of
+ * jobs.c. Return: 0; the negative errno of a failed connect; or
+ * -NVF_JOB_FATAL.
+ */
+static int nvf_conf_apply_connect(void *arg)
+{
+	struct nvf_conf_job *job = arg;
+	struct nvf_conf *c = job->c;
+	const struct nvf_conf_dir *d = job->d;
+	int instance, cntlid, ret;
+	char *transport;
+
+	ret = nvf_conf_connect_settled(c, d);
+	if (ret)
+		return ret < 0 ? -NVF_JOB_FATAL : 0;
 	transport = nvf_opts_dup(d->opts, "transport");
 	if (!transport) {
 		nvf_err("out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	ret = nvf_connect_write(transport, d->opts, &instance, &cntlid);
 	free(transport);
 	if (ret)
-		return -1;
+		return ret;
 	printf("%s:%d: connected nvfab%d\n", c->file, d->line, instance);
 	fflush(stdout);
 	return 0;
@@ -835,6 +883,105 @@ static int nvf_conf_apply_discovery(struct nvf_conf *c,
 	       exists ? "exists already" : "created and enabled");
 	fflush(stdout);
 	return 0;
+}
+
+/* After the first round of connects: every discovery entry (jobs.c). */
+static void nvf_conf_apply_discoveries(void *arg)
+{
+	struct nvf_conf *c = arg;
+	size_t i;
+
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind != NVF_CONF_DISCOVERY)
+			continue;
+		nvf_conf_at(c, c->dirs[i].line);
+		if (nvf_conf_apply_discovery(c, &c->dirs[i]))
+			c->failed_later++;
+	}
+	nvf_conf_at(c, 0);
+}
+
+/*
+ * Can the connects that are not connected yet write to the fabrics
+ * device? If it is missing, say once why the modules are not loaded
+ * (modcheck.c), for all of them. Return: 0, or how many cannot.
+ */
+static int nvf_conf_check_fabrics(struct nvf_conf *c)
+{
+	const char *dev = getenv("NVFAB_FABRICS_DEV");
+	char why[1536], name[32];
+	int missing = 0;
+	size_t i;
+
+	if (!dev || !*dev)
+		dev = "/dev/nvfab-fabrics";
+	if (!access(dev, F_OK))
+		return 0;
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind == NVF_CONF_CONNECT &&
+		    nvf_conf_find_ctrl(c->dirs[i].opts, name, sizeof(name)) != 1)
+			missing++;
+	}
+	if (!missing)
+		return 0;
+	nvf_module_why(why, sizeof(why));
+	nvf_conf_at(c, 0);
+	nvf_err("cannot connect %d controller%s: no %s: %s", missing,
+		missing == 1 ? "" : "s", dev, why);
+	return missing;
+}
+
+/*
+ * Every connect, as jobs of jobs.c; the discovery entries follow the
+ * first round. Return: how many directives failed.
+ */
+static int nvf_conf_apply_connects(struct nvf_conf *c)
+{
+	int failed, failed_now = 0, ret;
+	struct nvf_conf_job *args;
+	struct nvf_job *jobs;
+	size_t i, n = 0;
+
+	failed = nvf_conf_check_fabrics(c);
+	if (failed) {
+		nvf_conf_apply_discoveries(c);
+		return failed + c->failed_later;
+	}
+	jobs = calloc(c->nr_connect, sizeof(*jobs));
+	args = calloc(c->nr_connect, sizeof(*args));
+	if (!jobs || !args) {
+		nvf_err("out of memory");
+		free(jobs);
+		free(args);
+		return c->nr_connect + c->nr_discovery;
+	}
+	for (i = 0; i < c->nr; i++) {
+		if (c->dirs[i].kind != NVF_CONF_CONNECT)
+			continue;
+		/* in file order, what is settled without a connect */
+		ret = nvf_conf_connect_settled(c, &c->dirs[i]);
+		if (ret) {
+			failed_now += ret < 0;
+			continue;
+		}
+		args[n].c = c;
+		args[n].d = &c->dirs[i];
+		jobs[n].line = c->dirs[i].line;
+		nvf_target_what(c->dirs[i].opts, jobs[n].what,
+				sizeof(jobs[n].what));
+		jobs[n].run = nvf_conf_apply_connect;
+		jobs[n].arg = &args[n];
+		n++;
+	}
+	c->run.file = c->file;
+	c->run.first_round = nvf_conf_apply_discoveries;
+	c->run.arg = c;
+	c->run.settled = c->nr_connect - n - failed_now;
+	c->run.refused = failed_now;
+	failed = nvf_jobs_run(jobs, n, &c->run);
+	free(jobs);
+	free(args);
+	return failed_now + failed + c->failed_later;
 }
 
 /*
@@ -871,19 +1018,13 @@ static int nvf_conf_apply(struct nvf_conf *c)
 			failed++;
 		}
 	}
-	for (i = 0; i < c->nr; i++) {
-		if (c->dirs[i].kind != NVF_CONF_CONNECT)
-			continue;
-		nvf_conf_at(c, c->dirs[i].line);
-		if (nvf_conf_apply_connect(c, &c->dirs[i]))
-			failed++;
-	}
-	for (i = 0; i < c->nr; i++) {
-		if (c->dirs[i].kind != NVF_CONF_DISCOVERY)
-			continue;
-		nvf_conf_at(c, c->dirs[i].line);
-		if (nvf_conf_apply_discovery(c, &c->dirs[i]))
-			failed++;
+	if (c->nr_connect) {
+		failed += nvf_conf_apply_connects(c);
+	} else {
+		nvf_conf_apply_discoveries(c);
+		failed += c->failed_later;
+		if (nvf_notify_enabled())
+			nvf_notify("READY=1\nSTATUS=no controllers to connect");
 	}
 	nvf_conf_at(c, 0);
 	if (failed)
@@ -990,7 +1131,7 @@ static int nvf_conf_show(struct nvf_conf *c)
 void nvf_config_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: nvfabctl config check|apply|show [FILE]\n"
+		"usage: nvfabctl config check|apply|show [OPTIONS] [FILE]\n"
 		"\n"
 		"The boot-time configuration, FILE (default " NVF_ETC_NVFAB "/" NVF_CONF_NAME "):\n"
 		"  check    parse FILE and report every error; change nothing\n"
@@ -998,6 +1139,18 @@ void nvf_config_usage(FILE *f)
 		"           to configfs, connect each controller not connected yet, then\n"
 		"           create each discovery entry configfs does not have yet\n"
 		"  show     each directive of FILE and its state\n"
+		"\n"
+		"Options of apply:\n"
+		"  -r, --retry             retry connects that failed for a reason that may\n"
+		"                          pass (refused, unreachable, timed out) with backoff,\n"
+		"                          until all are connected or the run is stopped\n"
+		"      --retry-interval=S  first wait before a retry, doubling up to 60 s\n"
+		"                          (default 2)\n"
+		"      --retry-timeout=S   stop retrying after S seconds (default 0: never)\n"
+		"  -P, --parallel=N        connect at most N controllers at once (default 8)\n"
+		"      --ready-timeout=S   under systemd, report the service started after S\n"
+		"                          seconds even if connects are still running\n"
+		"                          (default 60)\n"
 		"\n"
 		"One directive per line; a word starting with '#' starts a comment:\n"
 		"  policy NQN KEY=VALUE...   configfs policy of subsystem NQN:\n"
@@ -1012,20 +1165,80 @@ void nvf_config_usage(FILE *f)
 
 int nvf_config(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "help",	no_argument,	NULL, 'h' },
-		{ NULL,		0,		NULL, 0 }
+	enum {
+		NVF_OPT_RETRY_INTERVAL = 512,
+		NVF_OPT_RETRY_TIMEOUT,
+		NVF_OPT_READY_TIMEOUT,
 	};
-	struct nvf_conf c = { 0 };
-	const char *sub, *etc;
+	static const struct option longopts[] = {
+		{ "help",		no_argument,		NULL, 'h' },
+		{ "retry",		no_argument,		NULL, 'r' },
+		{ "retry-interval",	required_argument,	NULL,
+		  NVF_OPT_RETRY_INTERVAL },
+		{ "retry-timeout",	required_argument,	NULL,
+		  NVF_OPT_RETRY_TIMEOUT },
+		{ "parallel",		required_argument,	NULL, 'P' },
+		{ "ready-timeout",	required_argument,	NULL,
+		  NVF_OPT_READY_TIMEOUT },
+		{ NULL,			0,			NULL, 0 }
+	};
+	struct nvf_conf c = {
+		.run = {
+			.parallel	= NVF_JOBS_PARALLEL,
+			.interval_s	= NVF_JOBS_INTERVAL_S,
+			.ready_s	= NVF_JOBS_READY_S,
+		},
+	};
+	const char *sub, *etc, *apply_opt = NULL;
 	char *deffile = NULL;
-	int opt, ret = NVF_EXIT_FAIL;
+	int opt, v, ret = NVF_EXIT_FAIL;
 
-	while ((opt = nvf_getopt(argc, argv, ":h", longopts)) != -1) {
-		if (opt != 'h')
+	while ((opt = nvf_getopt(argc, argv, ":hrP:", longopts)) != -1) {
+		switch (opt) {
+		case 'h':
+			nvf_config_usage(stdout);
+			return NVF_EXIT_OK;
+		case 'r':
+			c.run.retry = true;
+			apply_opt = "--retry";
+			continue;
+		case 'P':
+			if (nvf_parse_int("parallel", optarg, &v))
+				return NVF_EXIT_FAIL;
+			if (v < 1 || v > NVF_JOBS_PARALLEL_MAX) {
+				nvf_err("invalid --parallel %d: out of range, 1 to %d",
+					v, NVF_JOBS_PARALLEL_MAX);
+				return NVF_EXIT_FAIL;
+			}
+			c.run.parallel = v;
+			apply_opt = "--parallel";
+			continue;
+		case NVF_OPT_RETRY_INTERVAL:
+		case NVF_OPT_RETRY_TIMEOUT:
+		case NVF_OPT_READY_TIMEOUT:
+			apply_opt = opt == NVF_OPT_RETRY_INTERVAL ?
+				"retry-interval" : opt == NVF_OPT_RETRY_TIMEOUT ?
+				"retry-timeout" : "ready-timeout";
+			if (nvf_parse_int(apply_opt, optarg, &v))
+				return NVF_EXIT_FAIL;
+			if (v < (opt == NVF_OPT_RETRY_TIMEOUT ? 0 : 1) ||
+			    v > NVF_JOBS_SECONDS_MAX) {
+				nvf_err("invalid --%s %d: out of range, %d to %d seconds",
+					apply_opt, v,
+					opt == NVF_OPT_RETRY_TIMEOUT ? 0 : 1,
+					NVF_JOBS_SECONDS_MAX);
+				return NVF_EXIT_FAIL;
+			}
+			if (opt == NVF_OPT_RETRY_INTERVAL)
+				c.run.interval_s = v;
+			else if (opt == NVF_OPT_RETRY_TIMEOUT)
+				c.run.timeout_s = v;
+			else
+				c.run.ready_s = v;
+			continue;
+		default:
 			return NVF_EXIT_FAIL;
-		nvf_config_usage(stdout);
-		return NVF_EXIT_OK;
+		}
 	}
 	if (optind >= argc) {
 		nvf_err("missing subcommand: check, apply or show");
@@ -1035,6 +1248,11 @@ int nvf_config(int argc, char **argv)
 	if (strcmp(sub, "check") && strcmp(sub, "apply") &&
 	    strcmp(sub, "show")) {
 		nvf_err("unknown subcommand '%s' (check, apply or show)", sub);
+		return NVF_EXIT_FAIL;
+	}
+	if (apply_opt && strcmp(sub, "apply")) {
+		nvf_err("%s%s is an option of apply, not of %s",
+			apply_opt[0] == '-' ? "" : "--", apply_opt, sub);
 		return NVF_EXIT_FAIL;
 	}
 	/* only apply connects: check and show store no derived host ID */

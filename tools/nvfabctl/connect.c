@@ -754,8 +754,11 @@ static int nvf_parse_reply(char *buf, int *instance, int *cntlid)
  * Connect: one write of @opts, then read back the new controller.
  * @transport names the module in a hint. A refused write is reported with
  * what nvfab's modules logged about it (kmsg.c), which names the option.
- * Return: 0 with *@instance and *@cntlid set; -EOPNOTSUPP when the kernel
- * refused a feature it lacks; -1 for any other error. Each is reported.
+ * Return: 0 with *@instance and *@cntlid set, or a negative errno, each
+ * reported: the open's or the write's (-EOPNOTSUPP: the kernel refused a
+ * feature it lacks; -EINVAL: an option; -ECONNREFUSED, -ETIMEDOUT, ...:
+ * the target), -EIO for a short write, -EPROTO for a reply that does not
+ * parse.
  */
 int nvf_connect_write(const char *transport, const char *opts, int *instance,
 		      int *cntlid)
@@ -775,7 +778,7 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 		nvf_err("cannot open %s: %s%s", dev, strerror(err),
 			err == ENOENT ? " (is module nvfab-fabrics loaded?)" :
 			err == EACCES || err == EPERM ? " (are you root?)" : "");
-		return -1;
+		return -err;
 	}
 
 	kfd = nvf_kmsg_mark();
@@ -794,12 +797,13 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 				strerror(err), hint);
 		free(said);
 		close(fd);
-		return err == EOPNOTSUPP ? -EOPNOTSUPP : -1;
+		return -err;
 	}
 	if (kfd >= 0)
 		close(kfd);
 	if ((size_t)ret != len) {
 		nvf_err("short write to %s: %zd of %zu bytes", dev, ret, len);
+		err = EIO;
 		goto out_close;
 	}
 
@@ -812,8 +816,9 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 		total += ret;
 	}
 	if (ret < 0) {
+		err = errno;
 		nvf_err("cannot read the reply from %s: %s", dev,
-			strerror(errno));
+			strerror(err));
 		goto out_close;
 	}
 	reply[total] = '\0';
@@ -822,6 +827,7 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 	if (nvf_parse_reply(reply, instance, cntlid)) {
 		nvf_err("cannot parse the reply from %s: '%s' (expected instance=N,cntlid=M)",
 			dev, shown);
+		err = EPROTO;
 		goto out_close;
 	}
 	close(fd);
@@ -829,7 +835,7 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 
 out_close:
 	close(fd);
-	return -1;
+	return -err;
 }
 
 /* Print the new controller in the format of @cfg. */

@@ -101,7 +101,15 @@ char *nvf_kmsg_since(int fd);
  */
 struct nvf_waitnote;
 struct nvf_waitnote *nvf_waitnote_start(const char *opts);
+void nvf_target_what(const char *opts, char *buf, size_t size);
 void nvf_waitnote_stop(struct nvf_waitnote *w);
+
+/* notify.c: sd_notify(3)'s protocol, for nvfab-boot.service */
+bool nvf_notify_enabled(void);
+void nvf_notify(const char *msg);
+
+/* modcheck.c: why nvfab's modules are not loaded, in one sentence */
+void nvf_module_why(char *buf, size_t size);
 
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);

@@ -251,8 +251,8 @@ static int nvf_ctrl_init(struct nvf_ctrl *ctrl, const char *classdir,
 
 /*
  * Is nvfab-core loaded: does <sysfs>/class/nvfab (or nvfab-subsystem)
- * exist? If not, say so, with what to do, instead of listing nothing as
- * if no controller were connected. Return: 0, or -1 after reporting.
+ * exist? If not, say so, with why and what to do (modcheck.c), instead
+ * of listing nothing as if no controller were connected. Return: 0, or -1 after reporting.
  */
 int nvf_require_module(void)
 {
@@ -260,7 +260,7 @@ int nvf_require_module(void)
 		"class/nvfab", "class/nvfab-subsystem",
 	};
 	bool found = false;
-	char *dir;
+	char *dir, why[1536];
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(classes) && !found; i++) {
@@ -270,8 +270,9 @@ int nvf_require_module(void)
 	}
 	if (found)
 		return 0;
-	nvf_err("module nvfab-core is not loaded (no %s/class/nvfab): load a transport (modprobe nvfab-tcp or nvfab-rdma), or see why the boot did not: systemctl status nvfab-boot",
-		nvf_sysfs_root());
+	nvf_module_why(why, sizeof(why));
+	nvf_err("module nvfab-core is not loaded (no %s/class/nvfab): %s",
+		nvf_sysfs_root(), why);
 	return -1;
 }
 

@@ -77,10 +77,26 @@ static void nvf_opt_value(const char *opts, const char *key, char *buf,
 	}
 }
 
+/*
+ * The target of option string @opts in words, for messages: "tcp
+ * 192.0.2.2 port 4420 (subsystem NQN)", sanitized, into @buf.
+ */
+void nvf_target_what(const char *opts, char *buf, size_t size)
+{
+	char t[32], a[256], s[32], n[224];
+
+	nvf_opt_value(opts, "transport", t, sizeof(t));
+	nvf_opt_value(opts, "traddr", a, sizeof(a));
+	nvf_opt_value(opts, "trsvcid", s, sizeof(s));
+	nvf_opt_value(opts, "nqn", n, sizeof(n));
+	snprintf(buf, size, "%s%s%s%s%s (subsystem %s)", t, *t ? " " : "", a,
+		 *s ? " port " : "", s, n);
+	nvf_sanitize(buf);
+}
+
 struct nvf_waitnote *nvf_waitnote_start(const char *opts)
 {
 	struct nvf_waitnote *w = calloc(1, sizeof(*w));
-	char t[32], a[256], s[32], n[224];
 	const char *env = getenv("NVFAB_WAIT_NOTICE_MS");
 
 	if (!w)
@@ -88,13 +104,7 @@ struct nvf_waitnote *nvf_waitnote_start(const char *opts)
 	w->first_ms = env && *env ? atol(env) : NVF_WAIT_FIRST_MS;
 	if (w->first_ms <= 0)
 		w->first_ms = NVF_WAIT_FIRST_MS;
-	nvf_opt_value(opts, "transport", t, sizeof(t));
-	nvf_opt_value(opts, "traddr", a, sizeof(a));
-	nvf_opt_value(opts, "trsvcid", s, sizeof(s));
-	nvf_opt_value(opts, "nqn", n, sizeof(n));
-	snprintf(w->what, sizeof(w->what), "%s%s%s%s%s (subsystem %s)", t,
-		 *t ? " " : "", a, *s ? " port " : "", s, n);
-	nvf_sanitize(w->what);
+	nvf_target_what(opts, w->what, sizeof(w->what));
 	w->started = !pthread_create(&w->thread, NULL, nvf_waitnote_thread, w);
 	return w;
 }

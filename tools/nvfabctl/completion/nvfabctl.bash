@@ -60,7 +60,11 @@ _nvfabctl_opts()
 	show-topology)
 		echo "-o --output-format -r --ranking -v --verbose -h --help"
 		;;
-	config | gen-hostnqn | show-hostnqn | gen-hostid | show-hostid) echo "-h --help" ;;
+	config)
+		echo "-r --retry --retry-interval --retry-timeout -P --parallel" \
+			"--ready-timeout -h --help"
+		;;
+	gen-hostnqn | show-hostnqn | gen-hostid | show-hostid) echo "-h --help" ;;
 	esac
 }
 

@@ -85,7 +85,7 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 108
+ktap_set_plan 121
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
@@ -474,14 +474,146 @@ result "apply: a failed policy stops the connects of its NQN only, exit 1" $?
 result "apply: the entry it made is removed again" \
 	"$([ ! -e "$CFS/nvfab/subsystems/$NQN2" ] && [ -d "$ENTRY" ]; echo $?)"
 
-# Failed connects are reported per line and do not stop the others.
+# No fabrics device: one error for all the connects, with why the modules
+# are not loaded (here: no nvfab installed for the kernel, no DKMS source).
 rm -f "$DEV"
 conf "$C1\n$C2"
 run config apply "$F"
-[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F:1: cannot open $DEV: No such file or directory (is module nvfab-fabrics loaded?)
-nvfabctl: config: $F:2: cannot open $DEV: No such file or directory (is module nvfab-fabrics loaded?)
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F: cannot connect 2 controllers: no $DEV: nvfab's modules are not installed for the running kernel $NVFAB_KERNEL_RELEASE (nothing under $NVFAB_MODULES_DIR/$NVFAB_KERNEL_RELEASE), and no DKMS source of nvfab is in $NVFAB_DKMS_SRC: install the nvfab-dkms package or the modules (README.md, 'Installing on a host with DKMS')
 nvfabctl: config: $F: 2 of 2 directives failed" ]
-result "apply: each failed connect reported with its line, exit 1" $?
+result "apply: no fabrics device: one error that says why the modules are missing, exit 1" $?
+
+# --- retries, parallel connects, the service manager's status ------------------
+SHIM=$TMP/fake_shim.so
+gcc -shared -fPIC -Wall -Wextra -Werror -o "$SHIM" "$HERE/fake_shim.c" \
+	>"$TMP/shim.log" 2>&1 || sed 's/^/# /' "$TMP/shim.log"
+WLOG=$TMP/write.log
+# shim ERRNO FAILS: the writes fail with ERRNO, the first FAILS of them
+# ("" for all); every call is logged in $WLOG.
+shim() {
+	rm -f "$WLOG"
+	RUNAS=(env LD_PRELOAD="$SHIM" NVFAB_FAKE_WRITE_LOG="$WLOG"
+	       NVFAB_FAKE_WRITE_ERRNO="$1")
+	[ -z "$2" ] || RUNAS+=(NVFAB_FAKE_WRITE_FAILS="$2")
+}
+calls() { grep -sc '^[0-9]' "$WLOG"; }
+calls_are() { [ "$(calls)" = "$1" ]; }
+rm -rf "$SYS" "$CFS"
+NQN3=nqn.2014-08.org.example:array3
+C3="connect -t tcp -a 192.0.2.2 -s 4420 -n $NQN3"
+S3="nqn=$NQN3,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
+WHAT3="tcp 192.0.2.2 port 4420 (subsystem $NQN3)"
+conf "$C3"
+REFUSED="nvfabctl: config: $F:1: failed to write to $DEV: Connection refused"
+
+prefill ${#S3} "instance=3,cntlid=5"$'\n'
+shim 111 2
+run config apply --retry --retry-interval 1 "$F"
+[ "$RC" = 0 ] && [ "$OUT" = "$F:1: connected nvfab3" ] && [ "$(calls)" = 3 ] &&
+	[[ "$ERR" == "$REFUSED
+nvfabctl: config: $F:1: attempt 1 failed (Connection refused); retrying in 1."?" s
+nvfabctl: config: $F: 1 of 1 controllers not connected yet; retrying them until they are (or until stopped)
+$REFUSED
+nvfabctl: config: $F:1: attempt 2 failed (Connection refused); retrying in 2."?" s" ]]
+result "apply --retry: refused twice, then connected: the waits double (1 s, 2 s), exit 0" $?
+
+prefill ${#S3} "instance=3,cntlid=5"$'\n'
+shim 111 2
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$(calls)" = 1 ] && [ "$ERR" = "$REFUSED
+nvfabctl: config: $F: 1 of 1 directives failed" ]
+result "apply without --retry: one attempt, exit 1" $?
+
+shim 22 ""
+run config apply --retry --retry-interval 1 "$F"
+[ "$RC" = 1 ] && [ "$(calls)" = 1 ] && [ "$(echo "$ERR" | sed -n 2p)" = \
+	"nvfabctl: config: $F:1: not retried: Invalid argument needs a change of the file or the host" ]
+result "apply --retry: EINVAL (the kernel refused an option) is not retried" $?
+
+shim 113 ""
+run config apply --retry --retry-interval 1 --retry-timeout 2 "$F"
+[ "$RC" = 1 ] && [ "$(calls)" = 2 ] && [ "$(echo "$ERR" | grep -c 'No route to host')" = 4 ] &&
+	[ "$(echo "$ERR" | tail -2)" = "nvfabctl: config: $F:1: given up after 2 attempts in 1 s (--retry-timeout); last: No route to host
+nvfabctl: config: $F: 1 of 1 directives failed" ]
+result "apply --retry-timeout 2: no retry that would start after 2 s, exit 1" $?
+
+# Stopped (systemctl stop): every controller still missing is named.
+shim 111 ""
+conf "$C3\n$C1"
+"${RUNAS[@]}" "$BIN" config apply --retry --retry-interval 5 "$F" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+busywait 10000 calls_are 2
+kill -TERM $pid
+wait $pid
+RC=$?
+OUT=$(cat "$TMP/out")
+ERR=$(grep -v ': warning: no host identity (' "$TMP/err")
+[ "$RC" = 1 ] && [ "$(echo "$ERR" | grep 'stopped by signal' | sort)" = "nvfabctl: config: $F:1: stopped by signal Terminated: not connected after 1 attempt (last: Connection refused)
+nvfabctl: config: $F:2: stopped by signal Terminated: not connected after 1 attempt (last: Connection refused)" ] &&
+	[ "$(echo "$ERR" | tail -1)" = "nvfabctl: config: $F: 2 of 2 directives failed" ]
+result "apply --retry stopped by SIGTERM: each missing controller named, exit 1" $?
+
+# Under systemd: READY=1 after the first round, STATUS= says what is
+# missing and then that all are connected.
+NSOCK=$TMP/notify.sock
+NLOG=$TMP/notify.log
+python3 - "$NSOCK" "$NLOG" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as f:
+    while True:
+        f.write(s.recv(4096).decode().replace("\n", "|") + "\n")
+        f.flush()
+PY
+npid=$!
+busywait 10000 test -S "$NSOCK"
+conf "$C3"
+prefill ${#S3} "instance=3,cntlid=5"$'\n'
+shim 111 1
+RUNAS+=(NOTIFY_SOCKET="$NSOCK")
+run config apply --retry --retry-interval 1 "$F"
+busywait 5000 grep -q '^STATUS=all' "$NLOG"
+kill $npid
+wait $npid 2>/dev/null
+[ "$RC" = 0 ] && [ "$(cat "$NLOG")" = "STATUS=0 of 1 controllers connected; missing: line 1 $WHAT3: attempt 1 running
+READY=1
+STATUS=0 of 1 controllers connected; missing: line 1 $WHAT3: Connection refused after 1 attempt, retrying
+STATUS=0 of 1 controllers connected; missing: line 1 $WHAT3: attempt 2 running
+STATUS=all 1 controllers connected" ] || sed 's/^/# notify: /' "$NLOG"
+result "apply --retry under systemd: STATUS names the missing controller and why, READY=1 after the first round" $?
+
+# --parallel: at most N writes at once (the shim counts them).
+mkdir -p "$TMP/conc"
+L=""
+for i in 1 2 3 4; do
+	L="$L\nconnect -t tcp -a 192.0.2.$i -s 4420 -n $NQN3"
+done
+conf "${L#\\n}"
+maxconc() {
+	prefill ${#S3} "instance=3,cntlid=5"$'\n'
+	rm -f "$WLOG"
+	RUNAS=(env LD_PRELOAD="$SHIM" NVFAB_FAKE_WRITE_LOG="$WLOG"
+	       NVFAB_FAKE_WRITE_CONC="$TMP/conc" NVFAB_FAKE_WRITE_DELAY_MS=700)
+	run config apply "$@" "$F"
+	[ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -c ': connected nvfab3$')" = 4 ] &&
+		sed -n 's/^conc //p' "$WLOG" | sort -n | tail -1
+}
+result "apply --parallel 1: one connect at a time" "$([ "$(maxconc --parallel 1)" = 1 ]; echo $?)"
+result "apply -P 2: two at once, never more" "$([ "$(maxconc -P 2)" = 2 ]; echo $?)"
+result "apply: by default all four at once (up to 8)" "$([ "$(maxconc)" = 4 ]; echo $?)"
+RUNAS=()
+
+run config check --retry "$F"
+result "check --retry: an option of apply only" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: --retry is an option of apply, not of check" ]; echo $?)"
+run config apply -P 0 "$F"
+result "apply -P 0: out of range" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: invalid --parallel 0: out of range, 1 to 64" ]; echo $?)"
+run config apply --retry-interval 0 "$F"
+result "apply --retry-interval 0: out of range" "$([ "$RC" = 1 ] &&
+	[ "$ERR" = "nvfabctl: config: invalid --retry-interval 0: out of range, 1 to 86400 seconds" ]; echo $?)"
+export NVFAB_SYSFS=$SYS NVFAB_CONFIGFS=$CFS
 
 # configfs missing or older than the file: nothing is written.
 conf "$GOOD"
@@ -493,6 +625,12 @@ nvfabctl: config: $F: nothing was changed" ]
 result "apply: no configfs nvfab/: an error, nothing changed" $?
 result "apply: no configfs nvfab/: the device untouched" \
 	"$(snapshot | cmp -s "$TMP/before" -; echo $?)"
+mkdir -p "$CFS"
+run config apply "$F"
+[ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: $F: no $CFS/nvfab: nvfab's modules are not installed for the running kernel $NVFAB_KERNEL_RELEASE (nothing under $NVFAB_MODULES_DIR/$NVFAB_KERNEL_RELEASE), and no DKMS source of nvfab is in $NVFAB_DKMS_SRC: install the nvfab-dkms package or the modules (README.md, 'Installing on a host with DKMS')
+nvfabctl: config: $F: nothing was changed" ]
+result "apply: configfs mounted, no nvfab/ in it: why the modules are not loaded" $?
+rmdir "$CFS"
 run config show "$F"
 result "show: no configfs nvfab/: policy state unknown" \
 	"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR == 2 { print $3 }')" = unknown ]; echo $?)"
@@ -536,9 +674,6 @@ result "check: discovery directives" $?
 conf "$DISC1\n# again\ndiscovery site-a -t tcp -a 192.0.2.11"
 check_err "a discovery name given twice" 3 \
 	"discovery entry 'site-a' already given on line 1"
-SHIM=$TMP/fake_shim.so
-gcc -shared -fPIC -Wall -Wextra -Werror -o "$SHIM" "$HERE/fake_shim.c" \
-	>"$TMP/shim.log" 2>&1 || sed 's/^/# /' "$TMP/shim.log"
 DA="transport traddr trsvcid host_traddr host_iface hostnqn hostid nqn kato connect_opts connect match disconnect poll_interval max_inflight enable state"
 RUNAS=(env LD_PRELOAD="$SHIM" NVFAB_FAKE_MKDIR_ATTRS="$DA")
 rm -rf "$CFS"

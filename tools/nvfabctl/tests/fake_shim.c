@@ -10,6 +10,13 @@
  *   NVFAB_FAKE_WRITE_KMSG=TEXT	and first append the record "3,1,0,-;TEXT"
  *				to the file NVFAB_KMSG names (the kernel's
  *				log of the refusal)
+ *   NVFAB_FAKE_WRITE_FAILS=N	fail only the first N calls with
+ *				NVFAB_FAKE_WRITE_ERRNO, counted by the lines
+ *				of NVFAB_FAKE_WRITE_LOG (so across processes)
+ *   NVFAB_FAKE_WRITE_CONC=DIR	log "conc N" to NVFAB_FAKE_WRITE_LOG: how
+ *				many calls are inside write at once (a file
+ *				per call in DIR, made before the delay and
+ *				removed after it)
  *   NVFAB_FAKE_IDNS=NSZE,NUSE,LBADS[,FLBAS,NLBAF]
  *				answer Identify Namespace with these (one
  *				LBA format, index FLBAS, default 0) and
@@ -34,6 +41,7 @@
  *				them first, as configfs has its attributes
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,11 +58,53 @@
 
 typedef ssize_t (*write_fn)(int fd, const void *buf, size_t count);
 
+static write_fn real_write;
+
+/* How many lines NVFAB_FAKE_WRITE_LOG has: the calls so far, this one too. */
+static int log_lines(void)
+{
+	const char *log = getenv("NVFAB_FAKE_WRITE_LOG");
+	int c, n = 0;
+	FILE *f;
+
+	f = log ? fopen(log, "re") : NULL;
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Log "conc N": the files in @dir, one per call inside write now. */
+static void log_conc(const char *dir)
+{
+	const char *log = getenv("NVFAB_FAKE_WRITE_LOG");
+	struct dirent *de;
+	char line[32];
+	int n = 0, lfd, len;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d || !log)
+		goto out;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	lfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (lfd >= 0) {
+		len = snprintf(line, sizeof(line), "conc %d\n", n);
+		real_write(lfd, line, len);
+		close(lfd);
+	}
+out:
+	if (d)
+		closedir(d);
+}
+
 ssize_t write(int fd, const void *buf, size_t count)
 {
-	static write_fn real_write;
-	const char *log, *err;
-	char line[64];
+	const char *log, *err, *conc;
+	char line[64], me[4096];
 	int lfd, n;
 
 	if (!real_write)
@@ -80,6 +130,14 @@ ssize_t write(int fd, const void *buf, size_t count)
 			close(lfd);
 		}
 	}
+	conc = getenv("NVFAB_FAKE_WRITE_CONC");
+	if (conc) {
+		snprintf(me, sizeof(me), "%s/%d", conc, (int)getpid());
+		lfd = open(me, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (lfd >= 0)
+			close(lfd);
+		log_conc(conc);
+	}
 	err = getenv("NVFAB_FAKE_WRITE_DELAY_MS");
 	if (err) {
 		long ms = atol(err);
@@ -88,7 +146,12 @@ ssize_t write(int fd, const void *buf, size_t count)
 		while (nanosleep(&ts, &ts))
 			;
 	}
+	if (conc)
+		unlink(me);
 	err = getenv("NVFAB_FAKE_WRITE_ERRNO");
+	if (err && getenv("NVFAB_FAKE_WRITE_FAILS") &&
+	    log_lines() > atoi(getenv("NVFAB_FAKE_WRITE_FAILS")))
+		err = NULL;
 	if (err) {
 		const char *text = getenv("NVFAB_FAKE_WRITE_KMSG");
 		const char *kmsg = getenv("NVFAB_KMSG");

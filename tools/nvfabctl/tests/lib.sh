@@ -29,6 +29,13 @@ if ! make -s -C "$TOOLDIR" >"$TMP/build.log" 2>&1; then
 	exit "$KSFT_FAIL"
 fi
 
+# Why the modules are not loaded (modcheck.c) is read from these, not from
+# this machine's kernel and DKMS; each test that looks at it fills them.
+export NVFAB_KERNEL_RELEASE=6.12.99-test-amd64
+export NVFAB_MODULES_DIR=$TMP/lib-modules
+export NVFAB_DKMS_SRC=$TMP/usr-src
+export NVFAB_ETC_DKMS=$TMP/etc-dkms
+
 # show: the last run, as KTAP diagnostics.
 show() {
 	ktap_diag "rc=$RC"

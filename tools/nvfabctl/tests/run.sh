@@ -89,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 292
+ktap_set_plan 297
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -818,15 +818,42 @@ expect_ok "disconnect-all -r rdma" "" disconnect-all -r rdma
 result "disconnect-all -r rdma: only the rdma controller" \
 	"$([ "$(deleted)" = nvfab1 ]; echo $?)"
 NVFAB_SYSFS=$TMP/loaded-sys expect_ok "disconnect-all without controllers" "" disconnect-all
+REL=$NVFAB_KERNEL_RELEASE
+WHY_NOSRC="nvfab's modules are not installed for the running kernel $REL (nothing under $NVFAB_MODULES_DIR/$REL), and no DKMS source of nvfab is in $NVFAB_DKMS_SRC: install the nvfab-dkms package or the modules (README.md, 'Installing on a host with DKMS')"
 st=0
 for cmd in list list-subsys show-topology disconnect-all "disconnect -n nqn.x:y" "disconnect -d nvfab0"; do
 	# shellcheck disable=SC2086 # the words of cmd
 	NVFAB_SYSFS=$TMP/no-sys run $cmd
 	[ "$RC" = 1 ] && [ -z "$OUT" ] &&
-		[ "$ERR" = "nvfabctl: ${cmd%% *}: module nvfab-core is not loaded (no $TMP/no-sys/class/nvfab): load a transport (modprobe nvfab-tcp or nvfab-rdma), or see why the boot did not: systemctl status nvfab-boot" ] ||
+		[ "$ERR" = "nvfabctl: ${cmd%% *}: module nvfab-core is not loaded (no $TMP/no-sys/class/nvfab): $WHY_NOSRC" ] ||
 		{ ktap_diag "$cmd: rc=$RC err=$ERR"; st=1; }
 done
-result "without module nvfab-core: list, list-subsys, show-topology, disconnect(-all) say so, status 1 (not an empty list)" $st
+result "without module nvfab-core: list, list-subsys, show-topology, disconnect(-all) say so and why, status 1 (not an empty list)" $st
+
+# Why: DKMS skipped the running kernel (outside BUILD_EXCLUSIVE_KERNEL),
+# an override, built but not loaded, accepted but not built.
+mkdir -p "$NVFAB_DKMS_SRC/nvfab-0.0.9" "$NVFAB_DKMS_SRC/nvfab-0.1.0"
+cp "$REPO/dkms.conf" "$NVFAB_DKMS_SRC/nvfab-0.1.0/dkms.conf"
+echo 'BUILD_EXCLUSIVE_KERNEL="^5\."' >"$NVFAB_DKMS_SRC/nvfab-0.0.9/dkms.conf"
+RANGE=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$REPO/dkms.conf")
+why_is() { # DESC RELEASE EXPECTED-WHY
+	NVFAB_KERNEL_RELEASE=$2 NVFAB_SYSFS=$TMP/no-sys run list
+	result "not loaded: $1" "$([ "$RC" = 1 ] &&
+		[ "$ERR" = "nvfabctl: list: module nvfab-core is not loaded (no $TMP/no-sys/class/nvfab): $3" ]; echo $?)"
+}
+why_is "a kernel outside the DKMS range: the kernel, the range, its file, the override" 9.1.0-1-amd64 \
+	"nvfab's modules are not built for the running kernel 9.1.0-1-amd64: DKMS builds nvfab 0.1.0 only for kernels matching BUILD_EXCLUSIVE_KERNEL=\"$RANGE\" ($NVFAB_DKMS_SRC/nvfab-0.1.0/dkms.conf), the range it is tested on; to build it for this kernel anyway, override the range in $NVFAB_ETC_DKMS/nvfab.conf and run 'dkms install nvfab/0.1.0 -k 9.1.0-1-amd64' (README.md, 'Kernels')"
+why_is "a kernel inside the range, not built: dkms's log" 6.12.99-test-amd64 \
+	"nvfab's modules are not installed for the running kernel 6.12.99-test-amd64 although DKMS accepts it ($NVFAB_DKMS_SRC/nvfab-0.1.0/dkms.conf): see 'dkms status nvfab' and /var/lib/dkms/nvfab/0.1.0/build/make.log (are the headers of 6.12.99-test-amd64 installed?)"
+mkdir -p "$NVFAB_ETC_DKMS"
+echo 'BUILD_EXCLUSIVE_KERNEL="^(6\.(1[2-9]|[2-9][0-9])|7\.|9\.)"' >"$NVFAB_ETC_DKMS/nvfab.conf"
+why_is "the override accepts the kernel: named as the range's file" 9.1.0-1-amd64 \
+	"nvfab's modules are not installed for the running kernel 9.1.0-1-amd64 although DKMS accepts it ($NVFAB_ETC_DKMS/nvfab.conf): see 'dkms status nvfab' and /var/lib/dkms/nvfab/0.1.0/build/make.log (are the headers of 9.1.0-1-amd64 installed?)"
+mkdir -p "$NVFAB_MODULES_DIR/9.1.0-1-amd64/updates/dkms"
+: >"$NVFAB_MODULES_DIR/9.1.0-1-amd64/updates/dkms/nvfab-core.ko.xz"
+why_is "built but not loaded: modprobe, systemd-modules-load's journal" 9.1.0-1-amd64 \
+	"nvfab's modules are installed for the running kernel 9.1.0-1-amd64 ($NVFAB_MODULES_DIR/9.1.0-1-amd64/updates/dkms/nvfab-core.ko.xz) but not loaded: load them with 'modprobe nvfab-tcp' or 'modprobe nvfab-rdma'; at boot systemd-modules-load loads those of modules-load.d/nvfab.conf (journalctl -b -u systemd-modules-load says why it did not)"
+rm -rf "$NVFAB_MODULES_DIR" "$NVFAB_DKMS_SRC" "$NVFAB_ETC_DKMS"
 rm "$SYS/devices/virtual/nvfab/nvfab3/delete_controller"
 expect_err "missing delete_controller is an error" \
 	"cannot delete nvfab3: No such file or directory" disconnect -d nvfab3
@@ -1476,7 +1503,7 @@ complete_is "every command of help, and only those" "$cmds" nvfabctl ""
 complete_is "a command prefix" "show-hostid show-hostnqn show-topology " nvfabctl sh
 st=0
 for v in connect disconnect disconnect-all list list-subsys show-topology \
-	gen-hostnqn show-hostnqn discover connect-all discovery; do
+	gen-hostnqn show-hostnqn discover connect-all discovery config; do
 	want=$("$BIN" "$v" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z_-]+' |
 		grep -oE -- '--[a-z_-]+$' | sort | tr '\n' ' ')
 	got=$(complete_words nvfabctl "$v" --)
@@ -1546,12 +1573,27 @@ result "PREFIX=/usr: install and uninstall there" $?
 
 export NVFAB_SYSFS=$SYS
 
+# --- nvfab-boot.service: what systemd makes of it ------------------------------
+# (its command runs in persist.sh in the guests; here systemd checks the
+# unit, with ExecStart pointed at this tree's binary)
+if command -v systemd-analyze >/dev/null; then
+	sed "s|^ExecStart=nvfabctl |ExecStart=$BIN |" "$REPO/systemd/nvfab-boot.service" \
+		>"$TMP/nvfab-boot.service"
+	systemd-analyze verify --man=no "$TMP/nvfab-boot.service" >"$TMP/sa" 2>&1
+	st=$?
+	[ -s "$TMP/sa" ] && sed 's/^/# /' "$TMP/sa"
+	result "nvfab-boot.service: systemd-analyze verify finds nothing" \
+		"$([ $st = 0 ] && [ ! -s "$TMP/sa" ]; echo $?)"
+else
+	ktap_skip "nvfab-boot.service: systemd-analyze verify (no systemd-analyze)"
+fi
+
 # --- help, version, dispatch ------------------------------------------------
 expect_ok "version from VERSION" "nvfabctl version $(cat "$REPO/VERSION")" version
 run help
 st=$RC
 for v in connect disconnect disconnect-all list list-subsys show-topology \
-	gen-hostnqn show-hostnqn discover connect-all discovery; do
+	gen-hostnqn show-hostnqn discover connect-all discovery config; do
 	echo "$OUT" | grep -qE "^  $v " || { ktap_diag "no $v"; st=1; }
 done
 result "help lists every command" $st
