@@ -772,6 +772,7 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 
 	if (!dev || !*dev)
 		dev = NVF_FABRICS_DEV;
+	nvf_warn_kernel_host(opts);
 	fd = open(dev, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		err = errno;
@@ -787,7 +788,7 @@ int nvf_connect_write(const char *transport, const char *opts, int *instance,
 	err = errno;
 	nvf_waitnote_stop(note);
 	if (ret < 0) {
-		said = nvf_kmsg_since(kfd);
+		said = nvf_kmsg_since(kfd, opts);
 		nvf_write_hint(err, transport, hint, sizeof(hint));
 		if (said && err != EPROTONOSUPPORT)
 			nvf_err("failed to write to %s: %s (kernel: %s)", dev,

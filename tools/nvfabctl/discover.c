@@ -905,6 +905,7 @@ static int nvf_disc_conf(struct nvf_disc_cfg *base,
 		free(path);
 		return -1;
 	}
+	nvf_warn_autoconnect(path);
 	while ((got = getline(&line, &cap, f)) != -1) {
 		lineno++;
 		snprintf(where, sizeof(where), "%s: %s:%d", verb, path, lineno);

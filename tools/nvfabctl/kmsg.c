@@ -4,7 +4,10 @@
  * kernel log which option or value they refused ("queue_size 8 is outside
  * 16..1024"), and errno alone cannot. nvf_kmsg_mark() opens /dev/kmsg
  * ($NVFAB_KMSG instead, for tests) at its end before the request;
- * nvf_kmsg_since() then returns what nvfab's modules logged after it.
+ * nvf_kmsg_since() then returns what nvfab's modules logged after it:
+ * only the records that name the request's target address when some do,
+ * since connects running in parallel ("config apply") log at the same
+ * time.
  * Reading /dev/kmsg needs root or dmesg_restrict=0, as connecting does;
  * without it the caller falls back to "see dmesg".
  */
@@ -36,40 +39,50 @@ int nvf_kmsg_mark(void)
 	return fd;
 }
 
-/* Append the message of record @rec ("PRI,SEQ,TS,FLAGS;TEXT") if ours. */
-static void nvf_kmsg_add(char *out, size_t *len, const char *rec)
+/* Is record @rec ("PRI,SEQ,TS,FLAGS;TEXT") nvfab's? Its TEXT, or NULL. */
+static const char *nvf_kmsg_ours(const char *rec)
 {
 	const char *text = strchr(rec, ';');
-	size_t n;
 
-	if (!text || strncmp(text + 1, "nvfab", 5))
-		return;
-	text++;
-	n = strlen(text);
-	if (*len && *len + 2 < NVF_KMSG_MAX) {
-		memcpy(out + *len, "; ", 2);
-		*len += 2;
+	return text && !strncmp(text + 1, "nvfab", 5) ? text + 1 : NULL;
+}
+
+/* Append @text to @out (@len of @cap bytes used), after @sep if not first. */
+static void nvf_kmsg_add(char *out, size_t *len, size_t cap, const char *text,
+			 const char *sep)
+{
+	size_t n = strlen(text), slen = strlen(sep);
+
+	if (*len && *len + slen < cap) {
+		memcpy(out + *len, sep, slen);
+		*len += slen;
 	}
-	if (*len + n >= NVF_KMSG_MAX)
-		n = NVF_KMSG_MAX - 1 - *len;
+	if (*len + n >= cap)
+		n = cap - 1 - *len;
 	memcpy(out + *len, text, n);
 	*len += n;
 	out[*len] = '\0';
 }
 
-char *nvf_kmsg_since(int fd)
+char *nvf_kmsg_since(int fd, const char *opts)
 {
-	char buf[8192], *out, *line, *next;
-	size_t len = 0;
+	char buf[8192], addr[256], *out, *all, *line, *next;
+	size_t len = 0, all_len = 0, all_cap = NVF_KMSG_MAX * 8;
+	const char *text;
+	bool only = false;
 	ssize_t n;
 
 	if (fd < 0)
 		return NULL;
 	out = calloc(1, NVF_KMSG_MAX);
-	if (!out) {
+	all = calloc(1, all_cap);
+	if (!out || !all) {
+		free(out);
+		free(all);
 		close(fd);
 		return NULL;
 	}
+	nvf_opt_value(opts, "traddr", addr, sizeof(addr));
 	/* /dev/kmsg gives one record per read; a file, many lines */
 	for (;;) {
 		n = read(fd, buf, sizeof(buf) - 1);
@@ -86,11 +99,23 @@ char *nvf_kmsg_since(int fd)
 			if (next)
 				*next++ = '\0';
 			/* continuation lines (" KEY=value") are not messages */
-			if (*line != ' ')
-				nvf_kmsg_add(out, &len, line);
+			text = *line != ' ' ? nvf_kmsg_ours(line) : NULL;
+			if (!text)
+				continue;
+			nvf_kmsg_add(all, &all_len, all_cap, text, "\n");
+			only |= addr[0] && strstr(text, addr);
 		}
 	}
 	close(fd);
+	/* what to quote: the records that name the target, if some do */
+	for (line = all; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!only || strstr(line, addr))
+			nvf_kmsg_add(out, &len, NVF_KMSG_MAX, line, "; ");
+	}
+	free(all);
 	if (!len) {
 		free(out);
 		return NULL;

@@ -93,7 +93,7 @@ int nvf_opt_port(const char *name, const char *transport, const char *s);
  * with "; " (malloc'ed) or NULL, and closes @fd.
  */
 int nvf_kmsg_mark(void);
-char *nvf_kmsg_since(int fd);
+char *nvf_kmsg_since(int fd, const char *opts);
 
 /*
  * waitnote.c: while a connect's write blocks, say every few seconds which
@@ -102,6 +102,15 @@ char *nvf_kmsg_since(int fd);
 struct nvf_waitnote;
 struct nvf_waitnote *nvf_waitnote_start(const char *opts);
 void nvf_target_what(const char *opts, char *buf, size_t size);
+void nvf_opt_value(const char *opts, const char *key, char *buf, size_t size);
+
+/*
+ * coexist.c: warn when the in-kernel NVMe host has the subsystem of
+ * option string @opts connected too (its namespaces would show up twice),
+ * and when nvme-cli's autoconnect at boot reads discovery.conf @path too.
+ */
+void nvf_warn_kernel_host(const char *opts);
+void nvf_warn_autoconnect(const char *path);
 void nvf_waitnote_stop(struct nvf_waitnote *w);
 
 /* notify.c: sd_notify(3)'s protocol, for nvfab-boot.service */

@@ -56,8 +56,7 @@ static void *nvf_waitnote_thread(void *arg)
 }
 
 /* The value of @key in option string @opts, into @buf ("" if none). */
-static void nvf_opt_value(const char *opts, const char *key, char *buf,
-			  size_t size)
+void nvf_opt_value(const char *opts, const char *key, char *buf, size_t size)
 {
 	size_t klen = strlen(key), len;
 	const char *p = opts;

@@ -137,13 +137,13 @@ fake_block "$V/nvme-subsystem/nvme-subsys0" nvme0n1 disk "uuid.$UUID"
 NV=$BLK
 
 ktap_header
-ktap_set_plan 11
+ktap_set_plan 12
 
 # One sanity run: udevadm accepts the fake tree at all.
 udev_test --action=add "$H1"
 if grep -q "outside of sysfs" <<<"$OUT"; then
 	ktap_diag "this udevadm does not honour SYSTEMD_DEVICE_VERIFY_SYSFS=0"
-	for ((i = 0; i < 11; i++)); do
+	for ((i = 0; i < 12; i++)); do
 		ktap_skip "udev rules on a fake sysfs" "udevadm too old"
 	done
 	ktap_finish
@@ -173,4 +173,12 @@ ktap_check "... and none for another event" no_logger
 
 ktap_check "no parse error in 65-nvfab.rules or 66-nvfab-ana-change.rules" \
 	test "$PARSE_ERRS" = 0
+# udevadm test does not show a link's priority: the rule itself, in the
+# heads' part (udev's own rules give the in-kernel host's links 0).
+head_prio() {
+	sed -n '/^LABEL="nvfab_head"/,/^LABEL="nvfab_end"/p' "$RULES/65-nvfab.rules" |
+		grep -qx 'OPTIONS+="link_priority=100"'
+}
+ktap_check "heads' links win over the in-kernel host's for the same namespace: link_priority=100" \
+	head_prio
 ktap_finish

@@ -130,7 +130,7 @@ prefill() {
 }
 
 ktap_header
-ktap_set_plan 135
+ktap_set_plan 136
 
 # --- flags and errors --------------------------------------------------------
 expect_ok "dry-run: -t -a, the discovery NQN and nothing else" "$D0" \
@@ -230,6 +230,14 @@ expect_ok "discovery.conf: lines with --tls, --keyring and --tls-key" \
 	"$D0,tls
 nqn=$DNQN,transport=tcp,traddr=192.0.2.3,keyring=235787169,tls_key=42,tls" \
 	discover --dry-run
+# nvme-cli's autoconnect enabled: it reads the same file at boot.
+mkdir -p "$NVFAB_ETC_SYSTEMD/default.target.wants"
+ln -s /lib/systemd/system/nvmf-autoconnect.service \
+	"$NVFAB_ETC_SYSTEMD/default.target.wants/nvmf-autoconnect.service"
+run discover --dry-run
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | wc -l)" = 2 ] && [ "$ERR" = "nvfabctl: discover: warning: nvme-cli's nvmf-autoconnect.service is enabled ($NVFAB_ETC_SYSTEMD/default.target.wants/nvmf-autoconnect.service): at boot it connects the entries of $TMP/etc/discovery.conf with the in-kernel NVMe host too; keep that file for one host only (nvfab's boot connects belong in /etc/nvfab/nvfab.conf)" ]
+result "discovery.conf while nvme-cli's nvmf-autoconnect.service is enabled: a warning" $?
+rm -r "$NVFAB_ETC_SYSTEMD"
 printf '# only a comment\n\n' >"$TMP/etc/discovery.conf"
 expect_err "discovery.conf without a discovery controller" \
 	"$TMP/etc/discovery.conf lists no discovery controller" discover --dry-run

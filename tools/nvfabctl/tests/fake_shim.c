@@ -9,7 +9,7 @@
  *   NVFAB_FAKE_WRITE_DELAY_MS=N	take N ms first (a target slow to answer)
  *   NVFAB_FAKE_WRITE_KMSG=TEXT	and first append the record "3,1,0,-;TEXT"
  *				to the file NVFAB_KMSG names (the kernel's
- *				log of the refusal)
+ *				log of the refusal); '|' separates records
  *   NVFAB_FAKE_WRITE_FAILS=N	fail only the first N calls with
  *				NVFAB_FAKE_WRITE_ERRNO, counted by the lines
  *				of NVFAB_FAKE_WRITE_LOG (so across processes)
@@ -159,12 +159,16 @@ ssize_t write(int fd, const void *buf, size_t count)
 		if (text && kmsg) {
 			int kfd = open(kmsg, O_WRONLY | O_APPEND | O_CLOEXEC);
 
-			if (kfd >= 0) {
+			while (kfd >= 0 && *text) {
+				size_t n = strcspn(text, "|");
+
 				real_write(kfd, "3,1,0,-;", 8);
-				real_write(kfd, text, strlen(text));
+				real_write(kfd, text, n);
 				real_write(kfd, "\n", 1);
-				close(kfd);
+				text += n + (text[n] == '|');
 			}
+			if (kfd >= 0)
+				close(kfd);
 		}
 		errno = atoi(err);
 		return -1;

@@ -35,6 +35,8 @@ export NVFAB_KERNEL_RELEASE=6.12.99-test-amd64
 export NVFAB_MODULES_DIR=$TMP/lib-modules
 export NVFAB_DKMS_SRC=$TMP/usr-src
 export NVFAB_ETC_DKMS=$TMP/etc-dkms
+# nvme-cli's units as enabled here, not on this machine (coexist.c).
+export NVFAB_ETC_SYSTEMD=$TMP/etc-systemd
 
 # show: the last run, as KTAP diagnostics.
 show() {

@@ -89,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 297
+ktap_set_plan 301
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -409,6 +409,21 @@ prefill ${#S} "instance=5,cntlid=1"
 NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v
 [ "$RC" = 0 ] && [ "$OUT" = nvfab5 ] && [ "$ERR" = "nvfabctl: connect: options: $S" ]
 result "-v shows the option string on stderr" $?
+# The in-kernel host has the subsystem connected too: a warning, and the
+# connect goes on.
+mkdir -p "$TMP/both-sys/class/nvme-subsystem/nvme-subsys0" \
+	"$TMP/both-sys/class/nvme-subsystem/nvme-subsys3"
+echo nqn.x:y >"$TMP/both-sys/class/nvme-subsystem/nvme-subsys0/subsysnqn"
+echo nqn.x:other >"$TMP/both-sys/class/nvme-subsystem/nvme-subsys3/subsysnqn"
+prefill ${#S} "instance=5,cntlid=1"
+NVFAB_SYSFS=$TMP/both-sys NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}"
+[ "$RC" = 0 ] && [ "$OUT" = nvfab5 ] && [ "$ERR" = "nvfabctl: connect: warning: subsystem nqn.x:y is also connected by the in-kernel NVMe host (nvme-subsys0): its namespaces show up twice, as /dev/nvmeXnY and /dev/nvfabXnY, and must be used through one host only; 'nvme disconnect -n nqn.x:y' ends the other (at boot nvme-cli's nvmf-autoconnect.service connects what /etc/nvme/discovery.conf and config.json list)" ]
+result "connect: the in-kernel host has the subsystem too: a warning naming it, connected anyway" $?
+prefill ${#S} "instance=5,cntlid=1"
+echo nqn.x:z >"$TMP/both-sys/class/nvme-subsystem/nvme-subsys0/subsysnqn"
+NVFAB_SYSFS=$TMP/both-sys NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}"
+result "connect: in-kernel subsystems of other NQNs: no warning" \
+	"$([ "$RC" = 0 ] && [ "$OUT" = nvfab5 ] && [ -z "$ERR" ]; echo $?)"
 SK="$S,dhchap_secret=$K1"
 prefill ${#SK} "instance=6,cntlid=1"
 NVFAB_FABRICS_DEV=$DEV run connect "${B[@]}" -v -S "$K1"
@@ -504,6 +519,19 @@ if [ -n "$SHIM" ]; then
 		run connect "${B[@]}" --tls
 	[ "$RC" = 95 ] && [[ "$ERR" == *"Operation not supported (kernel: nvfab_fabrics: option 'tls' is not supported"* ]]
 	result "EOPNOTSUPP from the kernel: exit status 95, as the man page says" $?
+	# Connects in parallel (config apply) log at the same time: quoted are
+	# the records that name this target, when some do.
+	OTHER="nvfab nvfab7: new ctrl: NQN \"nqn.x:y\", addr 198.51.100.9, 2 I/O queues"
+	MINE="nvfab nvfab8: queue 0: connect to 192.0.2.2:4420 failed: -111"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=111 LD_PRELOAD=$SHIM \
+		NVFAB_KMSG=$TMP/kmsg NVFAB_FAKE_WRITE_KMSG="$OTHER|$MINE" \
+		expect_err "refused: of the kernel's records, those naming this target's address" \
+		"failed to write to $DEV: Connection refused (kernel: $MINE)" connect "${B[@]}"
+	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_ERRNO=22 LD_PRELOAD=$SHIM \
+		NVFAB_KMSG=$TMP/kmsg NVFAB_FAKE_WRITE_KMSG="$OTHER|nvfab_fabrics: queue_size 8 is outside 16..1024" \
+		expect_err "no record names the address: all of nvfab's records are quoted" \
+		"failed to write to $DEV: Invalid argument (kernel: $OTHER; nvfab_fabrics: queue_size 8 is outside 16..1024)" \
+		connect "${B[@]}"
 	prefill ${#S} "instance=6,cntlid=1"$'\n'
 	NVFAB_FABRICS_DEV=$DEV NVFAB_FAKE_WRITE_DELAY_MS=1200 LD_PRELOAD=$SHIM \
 		NVFAB_WAIT_NOTICE_MS=300 run connect "${B[@]}"
@@ -515,6 +543,8 @@ else
 	ktap_fail "EPROTONOSUPPORT hint (shim did not build)"
 	ktap_fail "EINVAL: the kernel's message (shim did not build)"
 	ktap_fail "EOPNOTSUPP: exit status 95 (shim did not build)"
+	ktap_fail "kernel records naming the target (shim did not build)"
+	ktap_fail "kernel records, none naming the target (shim did not build)"
 	ktap_fail "a slow connect says what it waits for (shim did not build)"
 	ktap_fail "EINVAL hint (shim did not build)"
 fi
