@@ -41,6 +41,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <uapi/nvfab/fabrics.h>
+
 #include "nvfabctl.h"
 #include "config.h"
 #include "dlp.h"
@@ -1128,10 +1130,194 @@ static int nvf_conf_show(struct nvf_conf *c)
 	return NVF_EXIT_OK;
 }
 
+/* Can @v stand as a value on a line of the file (no blank, quote, '#')? */
+static bool nvf_conf_value_ok(const char *v)
+{
+	const char *p;
+
+	if (!v || !*v)
+		return false;
+	for (p = v; *p; p++) {
+		if ((unsigned char)*p <= ' ' || *p == '"' || *p == '\'' ||
+		    *p == '\\' || *p == '#' || *p == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* Every configfs policy entry as a policy line. Return: how many. */
+static int nvf_conf_dump_policies(FILE *f)
+{
+	char *cfs, *subs, *dir, *v[NVF_NR_POL];
+	struct dirent **list = NULL, *de;
+	int k, n = 0, nr, i;
+
+	cfs = nvf_configfs_dir();
+	subs = cfs ? nvf_path(cfs, "subsystems") : NULL;
+	nr = subs ? scandir(subs, &list, NULL, alphasort) : -1;
+	for (i = 0; i < nr; free(list[i]), i++) {
+		de = list[i];
+		if (de->d_name[0] == '.' || !nvf_conf_value_ok(de->d_name))
+			continue;
+		dir = nvf_path(subs, de->d_name);
+		if (!dir || !nvf_is_dir(dir)) {
+			free(dir);
+			continue;
+		}
+		for (k = 0; k < NVF_NR_POL; k++)
+			v[k] = nvf_attr_read(dir, nvf_pol_keys[k].key);
+		fprintf(f, "policy %s", de->d_name);
+		for (k = 0; k < NVF_NR_POL; k++) {
+			if (nvf_conf_value_ok(v[k]))
+				fprintf(f, " %s=%s", nvf_pol_keys[k].key, v[k]);
+			free(v[k]);
+		}
+		fprintf(f, "\n");
+		n++;
+		free(dir);
+	}
+	free(list);
+	free(subs);
+	free(cfs);
+	return n;
+}
+
+/* The value of @key in sysfs "address" text @addr ("k=v,k=v"), or "". */
+static void nvf_conf_addr_value(const char *addr, const char *key, char *buf,
+				size_t size)
+{
+	nvf_opt_value(addr, key, buf, size);
+}
+
+/*
+ * One live controller as a connect line: its address, subsystem, host
+ * identity and the timeouts and queue size that differ from the kernel's
+ * defaults. Return: 1 if written, 0 if skipped (reported as a comment).
+ */
+static int nvf_conf_dump_ctrl(FILE *f, const struct nvf_ctrl *ctrl)
+{
+	static const struct {
+		const char	*attr;
+		const char	*opt;
+		long long	def;
+		long long	add;	/* the option is the attribute + add */
+	} ints[] = {
+		{ "sqsize",		"--queue-size",	NVFAB_DEF_QUEUE_SIZE, 1 },
+		{ "kato",		"--keep-alive-tmo", NVFAB_DEF_KATO, 0 },
+		{ "reconnect_delay",	"--reconnect-delay",
+		  NVFAB_DEF_RECONNECT_DELAY, 0 },
+		{ "ctrl_loss_tmo",	"--ctrl-loss-tmo", NVFAB_DEF_CTRL_LOSS_TMO, 0 },
+		{ "fast_io_fail_tmo",	"--fast_io_fail_tmo",
+		  NVFAB_DEF_FAIL_FAST_TMO, 0 },
+	};
+	char *state, *tr, *nqn, *addr, *hnqn, *hid, *tls, *secret;
+	char a[NVFAB_TRADDR_SIZE], s[NVFAB_TRSVCID_SIZE];
+	char w[NVFAB_TRADDR_SIZE], ifc[NVFAB_IFNAME_SIZE];
+	long long v;
+	size_t i;
+	int ret = 0;
+
+	state = nvf_attr_read(ctrl->path, "state");
+	tr = nvf_attr_read(ctrl->path, "transport");
+	nqn = nvf_attr_read(ctrl->path, "subsysnqn");
+	addr = nvf_attr_read(ctrl->path, "address");
+	hnqn = nvf_attr_read(ctrl->path, "hostnqn");
+	hid = nvf_attr_read(ctrl->path, "hostid");
+	tls = nvf_attr_read(ctrl->path, "tls_key");
+	secret = nvf_attr_read(ctrl->path, "dhchap_secret");
+	nvf_conf_addr_value(addr ? addr : "", "traddr", a, sizeof(a));
+	nvf_conf_addr_value(addr ? addr : "", "trsvcid", s, sizeof(s));
+	nvf_conf_addr_value(addr ? addr : "", "host_traddr", w, sizeof(w));
+	nvf_conf_addr_value(addr ? addr : "", "host_iface", ifc, sizeof(ifc));
+
+	if (state && (!strncmp(state, "deleting", 8) || !strcmp(state, "dead")))
+		goto out;
+	if (nqn && !strcmp(nqn, NVF_DISC_NQN)) {
+		fprintf(f,
+			"# %s: a discovery controller (a discovery entry's or a discover run's): not written\n",
+			ctrl->name);
+		goto out;
+	}
+	if (!nvf_conf_value_ok(tr) || !nvf_conf_value_ok(nqn) ||
+	    !nvf_conf_value_ok(a) || (s[0] && !nvf_conf_value_ok(s)) ||
+	    (w[0] && !nvf_conf_value_ok(w)) ||
+	    (ifc[0] && !nvf_conf_value_ok(ifc))) {
+		fprintf(f,
+			"# %s: its transport, address or NQN cannot be read or written on a line: not written\n",
+			ctrl->name);
+		goto out;
+	}
+	fprintf(f, "connect -t %s -a %s", tr, a);
+	if (s[0])
+		fprintf(f, " -s %s", s);
+	if (w[0])
+		fprintf(f, " -w %s", w);
+	if (ifc[0])
+		fprintf(f, " -f %s", ifc);
+	fprintf(f, " -n %s", nqn);
+	if (nvf_conf_value_ok(hnqn) && nvf_conf_value_ok(hid))
+		fprintf(f, " -q %s -I %s", hnqn, hid);
+	for (i = 0; i < ARRAY_SIZE(ints); i++) {
+		char *t = nvf_attr_read(ctrl->path, ints[i].attr), *end;
+
+		errno = 0;
+		v = t ? strtoll(t, &end, 10) : 0;
+		if (t && *t && !*end && !errno && v + ints[i].add != ints[i].def)
+			fprintf(f, " %s=%lld", ints[i].opt, v + ints[i].add);
+		free(t);
+	}
+	if (tls && *tls)
+		fprintf(f, " --tls");
+	fprintf(f, "\n");
+	if (secret && *secret)
+		fprintf(f,
+			"# %s: DH-HMAC-CHAP: add --dhchap-secret (a key file) to the line above; dump never writes secrets\n",
+			ctrl->name);
+	ret = 1;
+out:
+	free(state);
+	free(tr);
+	free(nqn);
+	free(addr);
+	free(hnqn);
+	free(hid);
+	free(tls);
+	free(secret);
+	return ret;
+}
+
+/*
+ * "config dump": the live policies, controllers and discovery entries as
+ * the lines of a file that "config apply" would turn into the same
+ * state. Return: the exit status.
+ */
+static int nvf_conf_dump(void)
+{
+	struct nvf_ctrl *ctrls;
+	int np, nc = 0, nd;
+	size_t nr, i;
+
+	if (nvf_require_module() || nvf_ctrl_scan(&ctrls, &nr))
+		return NVF_EXIT_FAIL;
+	printf("# nvfab.conf: the live state, as \"nvfabctl config dump\" wrote it\n");
+	np = nvf_conf_dump_policies(stdout);
+	for (i = 0; i < nr; i++)
+		nc += nvf_conf_dump_ctrl(stdout, &ctrls[i]);
+	nvf_ctrl_free(ctrls, nr);
+	nd = nvf_disc_dump(stdout);
+	if (nd < 0)
+		return NVF_EXIT_FAIL;
+	fprintf(stderr,
+		"nvfabctl: config: dump: %d policy, %d connect and %d discovery directives\n",
+		np, nc, nd);
+	return NVF_EXIT_OK;
+}
+
 void nvf_config_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: nvfabctl config check|apply|show [OPTIONS] [FILE]\n"
+		"       nvfabctl config dump\n"
 		"\n"
 		"The boot-time configuration, FILE (default " NVF_ETC_NVFAB "/" NVF_CONF_NAME "):\n"
 		"  check    parse FILE and report every error; change nothing\n"
@@ -1139,6 +1325,8 @@ void nvf_config_usage(FILE *f)
 		"           to configfs, connect each controller not connected yet, then\n"
 		"           create each discovery entry configfs does not have yet\n"
 		"  show     each directive of FILE and its state\n"
+		"  dump     the live policies, controllers and discovery entries as\n"
+		"           the lines of such a file, on standard output\n"
 		"\n"
 		"Options of apply:\n"
 		"  -r, --retry             retry connects that failed for a reason that may\n"
@@ -1241,13 +1429,14 @@ int nvf_config(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		nvf_err("missing subcommand: check, apply or show");
+		nvf_err("missing subcommand: check, apply, show or dump");
 		return NVF_EXIT_FAIL;
 	}
 	sub = argv[optind++];
 	if (strcmp(sub, "check") && strcmp(sub, "apply") &&
-	    strcmp(sub, "show")) {
-		nvf_err("unknown subcommand '%s' (check, apply or show)", sub);
+	    strcmp(sub, "show") && strcmp(sub, "dump")) {
+		nvf_err("unknown subcommand '%s' (check, apply, show or dump)",
+			sub);
 		return NVF_EXIT_FAIL;
 	}
 	if (apply_opt && strcmp(sub, "apply")) {
@@ -1258,6 +1447,9 @@ int nvf_config(int argc, char **argv)
 	/* only apply connects: check and show store no derived host ID */
 	if (strcmp(sub, "apply"))
 		nvf_host_no_store();
+	if (!strcmp(sub, "dump"))
+		return nvf_no_operands(argc, argv) ? NVF_EXIT_FAIL :
+			nvf_conf_dump();
 	if (optind < argc) {
 		c.file = argv[optind++];
 	} else {

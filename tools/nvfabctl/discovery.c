@@ -887,6 +887,124 @@ static int nvf_name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * The names of the entries in @base, sorted, into *@names (*@nr of them;
+ * none when @base does not exist). Return: 0, or -1 after reporting.
+ */
+static int nvf_disc_names(const char *base, char ***names, size_t *nr)
+{
+	struct dirent *de;
+	char *dir, **tmp;
+	DIR *dd;
+
+	*names = NULL;
+	*nr = 0;
+	dd = opendir(base);
+	if (!dd && errno != ENOENT) {
+		nvf_err("cannot read %s: %s", base, strerror(errno));
+		return -1;
+	}
+	while (dd && (de = readdir(dd))) {
+		if (!nvf_disc_name_valid(de->d_name))
+			continue;
+		dir = nvf_path(base, de->d_name);
+		if (!dir || !nvf_is_dir(dir)) {
+			free(dir);
+			continue;
+		}
+		free(dir);
+		tmp = realloc(*names, (*nr + 1) * sizeof(**names));
+		if (!tmp) {
+			nvf_err("out of memory");
+			break;
+		}
+		*names = tmp;
+		(*names)[*nr] = strdup(de->d_name);
+		if (!(*names)[*nr]) {
+			nvf_err("out of memory");
+			break;
+		}
+		(*nr)++;
+	}
+	if (dd)
+		closedir(dd);
+	if (*nr)
+		qsort(*names, *nr, sizeof(**names), nvf_name_cmp);
+	return 0;
+}
+
+/* The long option of attribute @a ("traddr" -> "traddr"), or NULL. */
+static const char *nvf_da_longopt(int a)
+{
+	const struct option *o;
+
+	if (a == NVF_DA_MATCH)
+		return "match";
+	for (o = nvf_da_longopts; o->name; o++) {
+		if (o->val == nvf_da_opts[a])
+			return o->name;
+	}
+	return NULL;
+}
+
+/*
+ * "config dump": each entry of configfs as a "discovery NAME OPTIONS..."
+ * line of nvfab.conf, on @f: every attribute that has a value, as the
+ * long option of "discovery add" that sets it. A value that a line
+ * cannot hold (a blank, a quote, '#') is written as a comment instead.
+ * Return: the number of entries written, or -1 after reporting.
+ */
+int nvf_disc_dump(FILE *f)
+{
+	char *base, *dir, *v, *w, *save, **names;
+	const char *opt;
+	size_t nr, i;
+	bool bad;
+	int a;
+
+	base = nvf_disc_dir();
+	if (!base)
+		return -1;
+	if (nvf_disc_names(base, &names, &nr)) {
+		free(base);
+		return -1;
+	}
+	for (i = 0; i < nr; i++) {
+		dir = nvf_path(base, names[i]);
+		fprintf(f, "discovery %s", names[i]);
+		bad = false;
+		for (a = 0; dir && a < NVF_NR_DA; a++) {
+			v = nvf_da_read_list(dir, a);
+			opt = nvf_da_longopt(a);
+			if (!v || !*v || !opt) {
+				free(v);
+				continue;
+			}
+			if (strpbrk(v, "\"'\\#\t") || (a != NVF_DA_MATCH && strchr(v, ' '))) {
+				bad = true;
+				free(v);
+				continue;
+			}
+			/* match: one pattern per option */
+			save = NULL;
+			for (w = strtok_r(v, " ", &save); w;
+			     w = strtok_r(NULL, " ", &save))
+				fprintf(f, " --%s=%s", opt, w);
+			free(v);
+		}
+		fprintf(f, "\n");
+		if (bad)
+			fprintf(f,
+				"# discovery %s: a value with a blank, quote or '#' was left out\n",
+				names[i]);
+		free(dir);
+		free(names[i]);
+	}
+	free(names);
+	free(base);
+	return nr;
+}
+
 static int nvf_discovery_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -901,12 +1019,10 @@ static int nvf_discovery_list(int argc, char **argv)
 		"inflight_peak", "referrals",
 	};
 	enum nvf_format fmt = NVF_FMT_NORMAL;
-	char *base, *dir, *v, **names = NULL, **tmp;
+	char *base, *dir, *v, **names = NULL;
 	size_t nr = 0, i, k;
 	bool verbose = false;
 	struct nvf_json j;
-	struct dirent *de;
-	DIR *dd;
 	int c, a;
 
 	optind = 0;
@@ -928,38 +1044,10 @@ static int nvf_discovery_list(int argc, char **argv)
 	base = nvf_disc_dir();
 	if (!base)
 		return NVF_EXIT_FAIL;
-	dd = opendir(base);
-	if (!dd && errno != ENOENT) {
-		nvf_err("cannot read %s: %s", base, strerror(errno));
+	if (nvf_disc_names(base, &names, &nr)) {
 		free(base);
 		return NVF_EXIT_FAIL;
 	}
-	while (dd && (de = readdir(dd))) {
-		if (!nvf_disc_name_valid(de->d_name))
-			continue;
-		dir = nvf_path(base, de->d_name);
-		if (!dir || !nvf_is_dir(dir)) {
-			free(dir);
-			continue;
-		}
-		free(dir);
-		tmp = realloc(names, (nr + 1) * sizeof(*names));
-		if (!tmp) {
-			nvf_err("out of memory");
-			break;
-		}
-		names = tmp;
-		names[nr] = strdup(de->d_name);
-		if (!names[nr]) {
-			nvf_err("out of memory");
-			break;
-		}
-		nr++;
-	}
-	if (dd)
-		closedir(dd);
-	if (nr)
-		qsort(names, nr, sizeof(*names), nvf_name_cmp);
 
 	if (fmt == NVF_FMT_JSON) {
 		nvf_json_init(&j, stdout);

@@ -87,6 +87,7 @@ void nvf_connect_all_usage(FILE *f);
 /* discovery.c */
 struct nvf_disc_entry;
 int nvf_discovery(int argc, char **argv);
+int nvf_disc_dump(FILE *f);
 void nvf_discovery_usage(FILE *f);
 struct nvf_disc_entry *nvf_disc_entry_parse(int argc, char **argv);
 void nvf_disc_entry_free(struct nvf_disc_entry *d);

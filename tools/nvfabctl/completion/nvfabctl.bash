@@ -226,7 +226,7 @@ _nvfabctl()
 				;;
 			config)
 				if [ "$c" = 2 ]; then
-					words="check apply show"
+					words="check apply show dump"
 				else	# the configuration file
 					mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 					return 0

@@ -85,7 +85,7 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 121
+ktap_set_plan 126
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
@@ -299,10 +299,10 @@ chmod 644 "$F"
 # --- command line -------------------------------------------------------------
 run config
 result "config without subcommand" "$([ "$RC" = 1 ] &&
-	[ "$ERR" = "nvfabctl: config: missing subcommand: check, apply or show" ]; echo $?)"
+	[ "$ERR" = "nvfabctl: config: missing subcommand: check, apply, show or dump" ]; echo $?)"
 run config load "$F"
 result "config with an unknown subcommand" "$([ "$RC" = 1 ] &&
-	[ "$ERR" = "nvfabctl: config: unknown subcommand 'load' (check, apply or show)" ]; echo $?)"
+	[ "$ERR" = "nvfabctl: config: unknown subcommand 'load' (check, apply, show or dump)" ]; echo $?)"
 run config check "$F" "$F"
 result "config takes one FILE" "$([ "$RC" = 1 ] &&
 	[ "$ERR" = "nvfabctl: config: unexpected argument '$F'" ]; echo $?)"
@@ -311,7 +311,7 @@ result "config refuses unknown options" "$([ "$RC" = 1 ] &&
 	[ "$ERR" = "nvfabctl: config: unrecognized or ambiguous option '--frob'" ]; echo $?)"
 run config --help
 st=$RC
-for w in check apply show policy connect discovery iopolicy no_path_tmo \
+for w in check apply show dump policy connect discovery iopolicy no_path_tmo \
 	/etc/nvfab/nvfab.conf; do
 	echo "$OUT" | grep -q -- "$w" || { ktap_diag "no $w"; st=1; }
 done
@@ -707,5 +707,51 @@ run config show "$F"
 2 discovery unknown site-b" ]
 result "show: discovery entries with their configfs state" $?
 RUNAS=()
+
+# --- dump: the live state as a file that check takes and show finds set --------
+rm -rf "$SYS"
+mkdir -p "$CFS/nvfab/subsystems/$NQN" "$CFS/nvfab/subsystems/$NQN2"
+echo round-robin >"$CFS/nvfab/subsystems/$NQN/iopolicy"
+echo 30 >"$CFS/nvfab/subsystems/$NQN/no_path_tmo"
+echo numa >"$CFS/nvfab/subsystems/$NQN2/iopolicy"
+echo auto >"$CFS/nvfab/subsystems/$NQN2/no_path_tmo"
+mk_ctrl 0 live "traddr=192.0.2.2,trsvcid=4420,host_traddr=192.0.2.1,src_addr=192.0.2.1"
+mk_ctrl 1 connecting "traddr=198.51.100.2,trsvcid=4420,host_iface=eth1" "$NQN2"
+mk_ctrl 2 live "traddr=192.0.2.10,trsvcid=8009" nqn.2014-08.org.nvmexpress.discovery
+mk_ctrl 3 deleting "traddr=203.0.113.9,trsvcid=4420"
+c0=$SYS/devices/virtual/nvfab/nvfab0
+c1=$SYS/devices/virtual/nvfab/nvfab1
+echo "$UUID" >"$c0/hostid"
+echo "$UUID" >"$c1/hostid"
+printf '127\n' >"$c0/sqsize"; printf '5\n' >"$c0/kato"; printf '600\n' >"$c0/ctrl_loss_tmo"
+printf '63\n' >"$c1/sqsize"; printf '2\n' >"$c1/reconnect_delay"
+printf -- '-1\n' >"$c1/ctrl_loss_tmo"; printf '10\n' >"$c1/fast_io_fail_tmo"
+printf '12345\n' >"$c1/tls_key"
+printf 'DHHC-1:00:secret\n' >"$c1/dhchap_secret"
+HQ=nqn.2014-08.org.nvmexpress:uuid:$UUID
+run config dump
+printf '%s\n' "$OUT" >"$TMP/dumped.conf"
+[ "$RC" = 0 ] && [ "$OUT" = "# nvfab.conf: the live state, as \"nvfabctl config dump\" wrote it
+policy $NQN iopolicy=round-robin no_path_tmo=30
+policy $NQN2 iopolicy=numa no_path_tmo=auto
+connect -t tcp -a 192.0.2.2 -s 4420 -w 192.0.2.1 -n $NQN -q $HQ -I $UUID
+connect -t tcp -a 198.51.100.2 -s 4420 -f eth1 -n $NQN2 -q $HQ -I $UUID --queue-size=64 --reconnect-delay=2 --ctrl-loss-tmo=-1 --fast_io_fail_tmo=10 --tls
+# nvfab1: DH-HMAC-CHAP: add --dhchap-secret (a key file) to the line above; dump never writes secrets
+# nvfab2: a discovery controller (a discovery entry's or a discover run's): not written
+discovery site-a --transport=tcp --traddr=192.0.2.10 --trsvcid=8009 --connect=match --match=nqn.2014-08.org.example:* --max-inflight=4
+discovery site-b --transport=rdma --traddr=198.51.100.10 --disconnect=none" ] &&
+	[ "$ERR" = "nvfabctl: config: dump: 2 policy, 2 connect and 2 discovery directives" ]
+result "dump: policies, controllers (not the discovery one, not one being deleted), discovery entries; no secret" $?
+run config check "$TMP/dumped.conf"
+result "dump: config check takes what it wrote" \
+	"$([ "$RC" = 0 ] && [ "$OUT" = "$TMP/dumped.conf: 2 policy, 2 connect and 2 discovery directives, no errors" ]; echo $?)"
+run config show "$TMP/dumped.conf"
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR > 1 { print $3 }' | xargs)" = "set set nvfab0 nvfab1 live unknown" ]
+result "dump: config show finds every line of it set, connected or present" $?
+run config dump extra
+result "dump takes no FILE" "$([ "$RC" = 1 ] && [ -z "$OUT" ]; echo $?)"
+NVFAB_SYSFS=$TMP/no-sys run config dump
+result "dump without nvfab-core: says so, exit 1" \
+	"$([ "$RC" = 1 ] && [ -z "$OUT" ] && [[ "$ERR" == "nvfabctl: config: module nvfab-core is not loaded"* ]]; echo $?)"
 
 ktap_finish

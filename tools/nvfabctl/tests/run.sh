@@ -89,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 301
+ktap_set_plan 302
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -1543,6 +1543,7 @@ result "completion: each command's long options are those its --help lists" $st
 complete_is "short options too" "--help --output-format --ranking --verbose -h -o -r -v " \
 	nvfabctl show-topology -
 complete_is "-o values" "json normal " nvfabctl list -o ""
+complete_is "config: its subcommands" "apply check dump show " nvfabctl config ""
 complete_is "--output-format=VALUE" "json " nvfabctl list-subsys --output-format = j
 complete_is "--output-format= with nothing yet" "json normal " \
 	nvfabctl show-topology --output-format =
