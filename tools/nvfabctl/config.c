@@ -1318,6 +1318,7 @@ void nvf_config_usage(FILE *f)
 	fprintf(f,
 		"usage: nvfabctl config check|apply|show [OPTIONS] [FILE]\n"
 		"       nvfabctl config dump\n"
+		"       nvfabctl config import [--json=FILE] [--discovery-conf=FILE]\n"
 		"\n"
 		"The boot-time configuration, FILE (default " NVF_ETC_NVFAB "/" NVF_CONF_NAME "):\n"
 		"  check    parse FILE and report every error; change nothing\n"
@@ -1327,6 +1328,9 @@ void nvf_config_usage(FILE *f)
 		"  show     each directive of FILE and its state\n"
 		"  dump     the live policies, controllers and discovery entries as\n"
 		"           the lines of such a file, on standard output\n"
+		"  import   nvme-cli's config.json and discovery.conf (default: those\n"
+		"           of /etc/nvme that exist) as the lines of such a file, on\n"
+		"           standard output\n"
 		"\n"
 		"Options of apply:\n"
 		"  -r, --retry             retry connects that failed for a reason that may\n"
@@ -1339,6 +1343,9 @@ void nvf_config_usage(FILE *f)
 		"      --ready-timeout=S   under systemd, report the service started after S\n"
 		"                          seconds even if connects are still running\n"
 		"                          (default 60)\n"
+		"Options of import:\n"
+		"      --json=FILE         nvme-cli's (libnvme's) JSON configuration\n"
+		"      --discovery-conf=FILE  nvme-cli's discovery.conf\n"
 		"\n"
 		"One directive per line; a word starting with '#' starts a comment:\n"
 		"  policy NQN KEY=VALUE...   configfs policy of subsystem NQN:\n"
@@ -1357,6 +1364,8 @@ int nvf_config(int argc, char **argv)
 		NVF_OPT_RETRY_INTERVAL = 512,
 		NVF_OPT_RETRY_TIMEOUT,
 		NVF_OPT_READY_TIMEOUT,
+		NVF_OPT_JSON,
+		NVF_OPT_DISC_CONF,
 	};
 	static const struct option longopts[] = {
 		{ "help",		no_argument,		NULL, 'h' },
@@ -1368,6 +1377,9 @@ int nvf_config(int argc, char **argv)
 		{ "parallel",		required_argument,	NULL, 'P' },
 		{ "ready-timeout",	required_argument,	NULL,
 		  NVF_OPT_READY_TIMEOUT },
+		{ "json",		required_argument,	NULL, NVF_OPT_JSON },
+		{ "discovery-conf",	required_argument,	NULL,
+		  NVF_OPT_DISC_CONF },
 		{ NULL,			0,			NULL, 0 }
 	};
 	struct nvf_conf c = {
@@ -1377,7 +1389,8 @@ int nvf_config(int argc, char **argv)
 			.ready_s	= NVF_JOBS_READY_S,
 		},
 	};
-	const char *sub, *etc, *apply_opt = NULL;
+	const char *sub, *etc, *apply_opt = NULL, *import_opt = NULL;
+	const char *json = NULL, *disc = NULL;
 	char *deffile = NULL;
 	int opt, v, ret = NVF_EXIT_FAIL;
 
@@ -1386,6 +1399,14 @@ int nvf_config(int argc, char **argv)
 		case 'h':
 			nvf_config_usage(stdout);
 			return NVF_EXIT_OK;
+		case NVF_OPT_JSON:
+			json = optarg;
+			import_opt = "--json";
+			continue;
+		case NVF_OPT_DISC_CONF:
+			disc = optarg;
+			import_opt = "--discovery-conf";
+			continue;
 		case 'r':
 			c.run.retry = true;
 			apply_opt = "--retry";
@@ -1429,14 +1450,19 @@ int nvf_config(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		nvf_err("missing subcommand: check, apply, show or dump");
+		nvf_err("missing subcommand: check, apply, show, dump or import");
 		return NVF_EXIT_FAIL;
 	}
 	sub = argv[optind++];
 	if (strcmp(sub, "check") && strcmp(sub, "apply") &&
-	    strcmp(sub, "show") && strcmp(sub, "dump")) {
-		nvf_err("unknown subcommand '%s' (check, apply, show or dump)",
+	    strcmp(sub, "show") && strcmp(sub, "dump") &&
+	    strcmp(sub, "import")) {
+		nvf_err("unknown subcommand '%s' (check, apply, show, dump or import)",
 			sub);
+		return NVF_EXIT_FAIL;
+	}
+	if (import_opt && strcmp(sub, "import")) {
+		nvf_err("%s is an option of import, not of %s", import_opt, sub);
 		return NVF_EXIT_FAIL;
 	}
 	if (apply_opt && strcmp(sub, "apply")) {
@@ -1450,6 +1476,9 @@ int nvf_config(int argc, char **argv)
 	if (!strcmp(sub, "dump"))
 		return nvf_no_operands(argc, argv) ? NVF_EXIT_FAIL :
 			nvf_conf_dump();
+	if (!strcmp(sub, "import"))
+		return nvf_no_operands(argc, argv) ? NVF_EXIT_FAIL :
+			nvf_config_import(json, disc);
 	if (optind < argc) {
 		c.file = argv[optind++];
 	} else {

@@ -20,4 +20,7 @@ char *nvf_configfs_dir(void);
 int nvf_find_ctrl_opts(const char *opts, char *name, size_t size);
 void nvf_config_usage(FILE *f);
 
+/* import.c */
+int nvf_config_import(const char *json, const char *disc);
+
 #endif /* NVFABCTL_CONFIG_H */

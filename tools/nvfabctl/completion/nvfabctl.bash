@@ -62,7 +62,7 @@ _nvfabctl_opts()
 		;;
 	config)
 		echo "-r --retry --retry-interval --retry-timeout -P --parallel" \
-			"--ready-timeout -h --help"
+			"--ready-timeout --json --discovery-conf -h --help"
 		;;
 	gen-hostnqn | show-hostnqn | gen-hostid | show-hostid) echo "-h --help" ;;
 	esac
@@ -226,7 +226,7 @@ _nvfabctl()
 				;;
 			config)
 				if [ "$c" = 2 ]; then
-					words="check apply show dump"
+					words="check apply show dump import"
 				else	# the configuration file
 					mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 					return 0

@@ -85,7 +85,7 @@ bad() {
 }
 
 ktap_header
-ktap_set_plan 126
+ktap_set_plan 140
 
 # --- parsing: good files ----------------------------------------------------
 conf "$GOOD"
@@ -299,10 +299,10 @@ chmod 644 "$F"
 # --- command line -------------------------------------------------------------
 run config
 result "config without subcommand" "$([ "$RC" = 1 ] &&
-	[ "$ERR" = "nvfabctl: config: missing subcommand: check, apply, show or dump" ]; echo $?)"
+	[ "$ERR" = "nvfabctl: config: missing subcommand: check, apply, show, dump or import" ]; echo $?)"
 run config load "$F"
 result "config with an unknown subcommand" "$([ "$RC" = 1 ] &&
-	[ "$ERR" = "nvfabctl: config: unknown subcommand 'load' (check, apply, show or dump)" ]; echo $?)"
+	[ "$ERR" = "nvfabctl: config: unknown subcommand 'load' (check, apply, show, dump or import)" ]; echo $?)"
 run config check "$F" "$F"
 result "config takes one FILE" "$([ "$RC" = 1 ] &&
 	[ "$ERR" = "nvfabctl: config: unexpected argument '$F'" ]; echo $?)"
@@ -311,7 +311,7 @@ result "config refuses unknown options" "$([ "$RC" = 1 ] &&
 	[ "$ERR" = "nvfabctl: config: unrecognized or ambiguous option '--frob'" ]; echo $?)"
 run config --help
 st=$RC
-for w in check apply show dump policy connect discovery iopolicy no_path_tmo \
+for w in check apply show dump import policy connect discovery iopolicy no_path_tmo \
 	/etc/nvfab/nvfab.conf; do
 	echo "$OUT" | grep -q -- "$w" || { ktap_diag "no $w"; st=1; }
 done
@@ -748,6 +748,52 @@ result "dump: config check takes what it wrote" \
 run config show "$TMP/dumped.conf"
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | awk 'NR > 1 { print $3 }' | xargs)" = "set set nvfab0 nvfab1 live unknown" ]
 result "dump: config show finds every line of it set, connected or present" $?
+# --- import: nvme-cli's config.json and discovery.conf ---------------------------
+FIX=$HERE/fixtures
+mkdir -p "$TMP/etc-nvme-cli"
+cp "$FIX/nvme-cli-config.json" "$TMP/etc-nvme-cli/config.json"
+cp "$FIX/nvme-cli-discovery.conf" "$TMP/etc-nvme-cli/discovery.conf"
+NVFAB_ETC_NVME=$TMP/etc-nvme-cli run config import
+printf '%s\n' "$OUT" >"$TMP/imported.conf"
+[ "$RC" = 0 ] && [ "$(echo "$OUT" | sed "s|$TMP/etc-nvme-cli|ETC|g")" = "$(cat "$FIX/nvme-cli-import.conf")" ] &&
+	[ "$ERR" = "nvfabctl: config: import: 2 connect and 3 discovery directives, 5 comments on what was not imported" ] ||
+	diff <(echo "$OUT" | sed "s|$TMP/etc-nvme-cli|ETC|g") "$FIX/nvme-cli-import.conf" | sed 's/^/# /'
+result "import: /etc/nvme's config.json and discovery.conf as lines, with comments on what was left out (keys, fc, concat, I/O options)" $?
+NVFAB_ETC_NVME=$TMP/etc-empty run config check "$TMP/imported.conf"
+result "import: config check takes what it wrote" \
+	"$([ "$RC" = 0 ] && [ "$OUT" = "$TMP/imported.conf: 0 policy, 2 connect and 3 discovery directives, no errors" ]; echo $?)"
+run config import --json "$FIX/nvme-cli-config.json"
+result "import --json FILE: that file only (the default discovery.conf is not there)" \
+	"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -c '^connect ')" = 2 ] &&
+		[ "$(echo "$OUT" | grep -c '^discovery ')" = 1 ]; echo $?)"
+jbad() { # DESC JSON ERROR
+	printf '%s' "$2" >"$TMP/bad.json"
+	run config import --json "$TMP/bad.json"
+	result "import: $1" "$([ "$RC" = 1 ] && [ -z "$OUT" ] &&
+		[ "$ERR" = "nvfabctl: config: $TMP/bad.json: $3" ]; echo $?)"
+}
+jbad "a trailing comma: line and column" '{"hosts": [
+  {"hostnqn": "x", }]}' "line 2, column 20: expected a member name"
+jbad "an unterminated string" '{"hosts": "abc' "line 1, column 15: unterminated string"
+jbad "a number with a leading zero" '{"hosts": [01]}' "line 1, column 13: expected ',' or ']'"
+jbad "text after the document" '{"hosts": []} {}' "line 1, column 15: text after the document"
+jbad "nested 40 deep" "{\"hosts\": $(printf '[%.0s' $(seq 40))" "line 1, column 43: nested too deep"
+jbad "an unpaired surrogate" '{"hosts": [], "x": "\ud83d"}' "line 1, column 21: unpaired surrogate in \\u escape"
+jbad "not libnvme's schema" '{"subsystems": []}' "no \"hosts\" array (libnvme's config.json schema)"
+printf '{"hosts": [], "name": "caf\\u00e9 \\ud83d\\ude00 \\"q\\" \\\\ \\/"}' >"$TMP/ok.json"
+run config import --json "$TMP/ok.json"
+result "import: escapes, \\u and surrogate pairs read; no hosts: no lines, exit 0" \
+	"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | grep -vc '^#')" = 0 ]; echo $?)"
+run config import --json "$TMP/none.json"
+result "import: a named file that does not exist is an error" \
+	"$([ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: cannot read $TMP/none.json: No such file or directory" ]; echo $?)"
+NVFAB_ETC_NVME=$TMP/etc-empty run config import
+result "import: neither file in /etc/nvme: nothing to import, exit 1" \
+	"$([ "$RC" = 1 ] && [ -z "$OUT" ] && [ "$ERR" = "nvfabctl: config: nothing to import: no $TMP/etc-empty/config.json or $TMP/etc-empty/discovery.conf" ]; echo $?)"
+run config check --json x "$F"
+result "check --json: an option of import only" \
+	"$([ "$RC" = 1 ] && [ "$ERR" = "nvfabctl: config: --json is an option of import, not of check" ]; echo $?)"
+
 run config dump extra
 result "dump takes no FILE" "$([ "$RC" = 1 ] && [ -z "$OUT" ]; echo $?)"
 NVFAB_SYSFS=$TMP/no-sys run config dump

@@ -1543,7 +1543,7 @@ result "completion: each command's long options are those its --help lists" $st
 complete_is "short options too" "--help --output-format --ranking --verbose -h -o -r -v " \
 	nvfabctl show-topology -
 complete_is "-o values" "json normal " nvfabctl list -o ""
-complete_is "config: its subcommands" "apply check dump show " nvfabctl config ""
+complete_is "config: its subcommands" "apply check dump import show " nvfabctl config ""
 complete_is "--output-format=VALUE" "json " nvfabctl list-subsys --output-format = j
 complete_is "--output-format= with nothing yet" "json normal " \
 	nvfabctl show-topology --output-format =
