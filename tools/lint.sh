@@ -3,7 +3,8 @@
 #
 # make lint: checkpatch --strict, sparse (C=2, W=1) and kernel-doc -Wall on
 # every nvfab source file, plus a dkms.conf freshness check and the design
-# document's module map (tools/design-map.py). Any finding
+# document's module map (tools/design-map.py) and the docs check (ABI
+# files and man page against the code, tools/doc-check.py). Any finding
 # fails. KDIR (default: the stock Debian 6.12 headers) is the sparse target,
 # built with the NVIDIA provider against the stub nv-p2p.h
 # (tools/testing/nv-p2p-stub/) so that it is compiled and checked too;
@@ -83,6 +84,10 @@ fi
 
 log "design.rst's module map names every drivers/nvfab .c file"
 tools/design-map.py "$REPO_ROOT" || fail=1
+
+log "ABI docs and the man page match the code (tools/doc-check.py)"
+make -s -C tools/nvfabctl >/dev/null || fail=1
+tools/doc-check.py "$REPO_ROOT" || fail=1
 
 log "dkms.conf up to date"
 if ! scripts/gen-dkms-conf.sh | cmp -s - dkms.conf; then

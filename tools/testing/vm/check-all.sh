@@ -356,6 +356,11 @@ scripts/tests/design-map-test.sh >"$out/design-map.ktap" 2>"$out/design-map.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/design-map.ktap")
 [ "$f" = 0 ] || grep -E '^(not ok|#)' "$out/design-map.ktap"
 add_line "design map host tests" "$p passed, $f failed, $s skipped"
+# make lint's docs check: ABI files, man page and code agree (seconds).
+scripts/tests/doc-check-test.sh >"$out/doc-check.ktap" 2>"$out/doc-check.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/doc-check.ktap")
+[ "$f" = 0 ] || grep -E '^(not ok|#)' "$out/doc-check.ktap"
+add_line "docs check host tests" "$p passed, $f failed, $s skipped"
 
 step "5/9 build matrix (beside the test-kernel guest)"
 t=$(date +%s)

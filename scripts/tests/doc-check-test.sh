@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host test of make lint's docs check (tools/doc-check.py): in a scratch
+# tree with one module file, one ABI file and the real man page, it passes
+# when they agree, and fails, naming the thing, for an attribute no ABI
+# file documents (also one made by a wrapper macro), an ABI entry the code
+# does not define, a man page without a command's section, and a man page
+# naming an option no command has. Then the real tree. KTAP output.
+set -u
+
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+. "$REPO/selftests/nvfab/lib.sh"
+CHECK=$REPO/tools/doc-check.py
+BIN=$REPO/tools/nvfabctl/nvfabctl
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/drivers/nvfab/x" "$T/Documentation/ABI/testing"
+MAN=$T/Documentation/nvfabctl.8
+
+code() { # the module file, with $1 as its attribute lines
+	printf '#define X_ATTR(_name, _v) static struct x x_##_name = { .attr = __ATTR(_name, 0644, s, t) }\n%s\n' \
+		"$1" >"$T/drivers/nvfab/x/x.c"
+}
+abi() { # the ABI file, one What: per name
+	local n
+	for n in "$@"; do
+		printf 'What:\t\t/sys/class/x/xN/%s\nDescription:\n\t\t(RO) it.\n\n' "$n"
+	done >"$T/Documentation/ABI/testing/sysfs-class-x"
+}
+
+# expect RC [PATTERN]: the check's exit status is RC and its output
+# matches PATTERN (is empty without one)
+expect() {
+	local out rc
+	out=$("$CHECK" "$T" --nvfabctl "$BIN" 2>&1)
+	rc=$?
+	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
+	[ "$rc" = "$1" ] || return 1
+	if [ $# -gt 1 ]; then
+		grep -q -- "$2" <<<"$out"
+	else
+		[ -z "$out" ]
+	fi
+}
+
+ktap_header
+make -s -C "$REPO/tools/nvfabctl" >/dev/null 2>&1 ||
+	ksft_skip_all "nvfabctl does not build"
+ktap_set_plan 7
+
+cp "$REPO/Documentation/nvfabctl.8" "$MAN"
+code 'static DEVICE_ATTR_RO(state);
+X_ATTR(knob, 1);'
+abi state knob
+ktap_check "code, ABI and man page that agree pass" expect 0
+
+code 'static DEVICE_ATTR_RO(state);
+X_ATTR(knob, 1);
+static DEVICE_ATTR_RW(newattr);'
+ktap_check "an attribute in no ABI file fails, naming it" \
+	expect 1 'attribute or parameter "newattr" is in no'
+
+code 'static DEVICE_ATTR_RO(state);
+X_ATTR(knob, 1);
+X_ATTR(wrapped, 2);'
+ktap_check "... also one a wrapper macro defines" \
+	expect 1 '"wrapped" is in no'
+
+code 'static DEVICE_ATTR_RO(state);
+X_ATTR(knob, 1);'
+abi state knob gone
+ktap_check "an ABI entry the code does not define fails, naming it" \
+	expect 1 '/sys/class/x/xN/gone is defined nowhere'
+
+abi state knob
+sed '/^\.SS show\\-topology$/,/^\.SS /{/^\.SS show\\-topology$/d}' \
+	"$REPO/Documentation/nvfabctl.8" >"$MAN"
+ktap_check "a man page without a command's section fails, naming it" \
+	expect 1 'no section for command "show-topology"'
+
+{ cat "$REPO/Documentation/nvfabctl.8"; printf '.B \\-\\-frobnicate\n'; } >"$MAN"
+ktap_check "a man page naming an option no command has fails, naming it" \
+	expect 1 '"--frobnicate" is an option of no nvfabctl command'
+
+real() {
+	local out
+	out=$("$CHECK" "$REPO" 2>&1) || { sed 's/^/# /' <<<"$out"; return 1; }
+}
+ktap_check "the tree: every attribute, command and option documented, nothing documented that is not" real
+ktap_finish
