@@ -10,6 +10,7 @@
    every section names a command; every long option that a command's
    --help lists is in the man page, and every long option the man page
    names is an option of some command.
+3. Every --dry-run example of the man page prints what the page shows.
 
 usage: tools/doc-check.py [REPO] [--nvfabctl BINARY]
 Exit status 0 when all agree, else 1 with one line per disagreement.
@@ -153,6 +154,59 @@ def check_man(repo, binary, errors):
                       'nvfabctl command')
 
 
+def man_examples(man):
+    """The man page's example commands and the output shown after each:
+    [(command, [output lines])], with continuation lines joined."""
+    examples = []
+    for block in re.findall(r'^\.EX\n(.*?)^\.EE', man, re.M | re.S):
+        text = block.replace('\\-', '-').replace('\\(aq', "'")
+        text = re.sub(r'\\e\n[ \t]*', '', text)
+        for line in text.split('\n'):
+            if re.match(r'[#$] ', line):
+                examples.append((line[2:], []))
+            elif examples and line:
+                examples[-1][1].append(line)
+    return examples
+
+
+def check_examples(repo, binary, errors):
+    """Every --dry-run example prints what the man page shows ("..."
+    stands for any value)."""
+    import shlex
+    import tempfile
+    man = man_text(repo)
+    with tempfile.TemporaryDirectory() as tmp:
+        etc = os.path.join(tmp, 'etc-nvme')
+        os.mkdir(etc)
+        uuid = '6e766661-6221-4b00-8000-6578616d706c'
+        with open(os.path.join(etc, 'hostnqn'), 'w', encoding='utf-8') as f:
+            f.write(f'nqn.2014-08.org.nvmexpress:uuid:{uuid}\n')
+        with open(os.path.join(etc, 'hostid'), 'w', encoding='utf-8') as f:
+            f.write(uuid + '\n')
+        keys = os.path.join(tmp, 'keys')
+        with open(keys, 'w', encoding='utf-8') as f:
+            f.write('0e0dd3a1 I------     1 perm 1f0f0000     0     0 '
+                    'keyring   .nvme: empty\n'
+                    '1a2b3c4d I------     1 perm 1f0f0000     0     0 '
+                    'keyring   site: empty\n')
+        env = dict(os.environ, NVFAB_ETC_NVME=etc, NVFAB_PROC_KEYS=keys,
+                   NVFAB_SYSFS=os.path.join(tmp, 'no-sys'))
+        for cmd, shown in man_examples(man):
+            if not cmd.startswith('nvfabctl ') or '--dry-run' not in cmd:
+                continue
+            words = shlex.split(cmd)
+            res = subprocess.run([binary, *words[1:]], capture_output=True,
+                                 text=True, env=env, check=False)
+            got = res.stdout.rstrip('\n').split('\n')
+            want = [re.escape(w).replace(re.escape('...'), '[^,]*')
+                    for w in shown]
+            if res.returncode or len(got) != len(want) or not all(
+                    re.fullmatch(w, g) for w, g in zip(want, got)):
+                errors.append(f'nvfabctl.8: example "{cmd}" prints '
+                              f'{got!r} (status {res.returncode}), the man '
+                              f'page shows {shown!r}')
+
+
 def main(argv):
     repo = '.'
     binary = None
@@ -168,6 +222,7 @@ def main(argv):
     check_abi(repo, errors)
     if os.access(binary, os.X_OK):
         check_man(repo, binary, errors)
+        check_examples(repo, binary, errors)
     else:
         errors.append(f'{binary}: not built (make -C tools/nvfabctl)')
     for e in errors:

@@ -6,7 +6,8 @@
 # when they agree, and fails, naming the thing, for an attribute no ABI
 # file documents (also one made by a wrapper macro), an ABI entry the code
 # does not define, a man page without a command's section, and a man page
-# naming an option no command has. Then the real tree. KTAP output.
+# naming an option no command has, and a --dry-run example whose output
+# differs from the tool's. Then the real tree. KTAP output.
 set -u
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,7 +49,7 @@ expect() {
 ktap_header
 make -s -C "$REPO/tools/nvfabctl" >/dev/null 2>&1 ||
 	ksft_skip_all "nvfabctl does not build"
-ktap_set_plan 7
+ktap_set_plan 8
 
 cp "$REPO/Documentation/nvfabctl.8" "$MAN"
 code 'static DEVICE_ATTR_RO(state);
@@ -83,6 +84,11 @@ ktap_check "a man page without a command's section fails, naming it" \
 { cat "$REPO/Documentation/nvfabctl.8"; printf '.B \\-\\-frobnicate\n'; } >"$MAN"
 ktap_check "a man page naming an option no command has fails, naming it" \
 	expect 1 '"--frobnicate" is an option of no nvfabctl command'
+
+sed 's/trsvcid=4420,hostnqn=...,hostid=...,keep_alive_tmo=0/trsvcid=4420,hostnqn=...,hostid=...,keep_alive_tmo=9/' \
+	"$REPO/Documentation/nvfabctl.8" >"$MAN"
+ktap_check "a --dry-run example whose shown output differs from the tool's fails" \
+	expect 1 'example "nvfabctl connect --dry-run -t tcp -a 192.0.2.2'
 
 real() {
 	local out
