@@ -16,6 +16,7 @@ P=/usr/local
 FILES=(
 	"$P/sbin/nvfabctl"
 	"$P/share/man/man8/nvfabctl.8"
+	"$P/share/man/man5/nvfab.conf.5"
 	"$P/share/bash-completion/completions/nvfabctl"
 	"$P/lib/udev/rules.d/65-nvfab.rules"
 	"$P/share/nvfab/examples/66-nvfab-ana-change.rules"

@@ -1580,6 +1580,7 @@ DEST=$TMP/dest
 make -s -C "$TOOLDIR" install DESTDIR="$DEST" >"$TMP/inst.log" 2>&1
 st=$?
 for f in usr/local/sbin/nvfabctl:755 usr/local/share/man/man8/nvfabctl.8:644 \
+	usr/local/share/man/man5/nvfab.conf.5:644 \
 	usr/local/share/bash-completion/completions/nvfabctl:644; do
 	[ "$(stat -c %a "$DEST/${f%:*}" 2>/dev/null)" = "${f#*:}" ] ||
 		{ ktap_diag "${f%:*}: not there with mode ${f#*:}"; st=1; }
@@ -1588,9 +1589,9 @@ cmp -s "$DEST/usr/local/share/man/man8/nvfabctl.8" "$REPO/Documentation/nvfabctl
 	cmp -s "$DEST/usr/local/share/bash-completion/completions/nvfabctl" "$COMP" &&
 	[ "$("$DEST/usr/local/sbin/nvfabctl" version)" = "nvfabctl version $(cat "$REPO/VERSION")" ] ||
 	st=1
-[ "$(find "$DEST" -type f | wc -l)" = 3 ] || st=1
+[ "$(find "$DEST" -type f | wc -l)" = 4 ] || st=1
 [ $st = 0 ] || sed 's/^/# /' "$TMP/inst.log"
-result "make install DESTDIR: binary, man page, completion under /usr/local" $st
+result "make install DESTDIR: binary, man pages, completion under /usr/local" $st
 make -s -C "$TOOLDIR" uninstall DESTDIR="$DEST" >"$TMP/inst.log" 2>&1
 result "make uninstall removes them" \
 	"$([ $? = 0 ] && [ "$(find "$DEST" -type f | wc -l)" = 0 ]; echo $?)"
