@@ -99,7 +99,7 @@ json_has() {
 }
 
 ktap_header
-ktap_set_plan 57
+ktap_set_plan 60
 ktap_diag "transport under test: $T"
 
 nvfab_load nvfab-core nvfab-fabrics || {
@@ -267,6 +267,25 @@ run list -v -o json
 ktap_check "list -v -o json has nvme-cli's members" json_has nvme-cli-list-verbose.json
 run list-subsys -o json
 ktap_check "list-subsys -o json has nvme-cli's members" json_has nvme-cli-list-subsys.json
+
+# status: exit 0 while each namespace has a live optimized path, 2 when
+# the target makes every path non-optimized, 0 again after.
+status_is() { # EXIT-STATUS SUMMARY-LINE
+	"$BIN" status >"$TMP/out" 2>"$TMP/err"
+	[ $? = "$1" ] && [ "$(tail -1 "$TMP/out")" = "$2" ]
+}
+ktap_check "status: both namespaces ok, two live optimized paths each, exit 0" \
+	busywait 20000 status_is 0 "2 namespaces: 2 ok, 0 without a live optimized path"
+grep -c ': ok, 2 of 2 paths live and optimized$' "$TMP/out" | grep -qx 2 ||
+	sed 's/^/# status: /' "$TMP/out"
+nvmet_set_ana 1 non-optimized
+nvmet_set_ana 2 non-optimized
+ktap_check "status: every path non-optimized: exit 2, each namespace named" \
+	busywait 20000 status_is 2 "2 namespaces: 0 ok, 2 without a live optimized path"
+nvmet_set_ana 1 optimized
+nvmet_set_ana 2 optimized
+ktap_check "status: optimized again: exit 0" \
+	busywait 20000 status_is 0 "2 namespaces: 2 ok, 0 without a live optimized path"
 
 # --- discover and connect-all against nvmet's discovery controller ------------
 DISC=(-t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID" -w "$(topo_host_addr 1)")

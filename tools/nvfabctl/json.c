@@ -156,6 +156,13 @@ void nvf_json_num(struct nvf_json *j, const char *key, long long val)
 		nvf_json_int(j, key, val);
 }
 
+/* A true or false member. */
+void nvf_json_bool(struct nvf_json *j, const char *key, bool val)
+{
+	nvf_json_sep(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
 /* A number written with @decimals digits after the point ("61.2"). */
 void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
 		    int decimals)

@@ -144,6 +144,8 @@ static const struct nvf_cmd nvf_cmds[] = {
 	  nvf_config,		nvf_config_usage },
 	{ "show-topology",	"show subsystems, namespaces and their paths",
 	  nvf_show_topology,	nvf_show_topology_usage },
+	{ "status",		"the health of every namespace and its paths",
+	  nvf_status,		nvf_status_usage },
 	{ "gen-hostnqn",	"print a new host NQN",
 	  nvf_gen_hostnqn,	nvf_gen_hostnqn_usage },
 	{ "show-hostnqn",	"print the host NQN connect uses",

@@ -17,6 +17,8 @@
 
 #define NVF_EXIT_OK		0
 #define NVF_EXIT_FAIL		1
+/* status: a namespace has no live optimized path (monitoring alerts) */
+#define NVF_EXIT_DEGRADED	2
 /*
  * An nvme-cli option for a feature nvfab does not have yet (inserting a
  * TLS PSK, secure channel concatenation): EOPNOTSUPP's value, so that
@@ -122,6 +124,8 @@ void nvf_module_why(char *buf, size_t size);
 
 /* The verbs: each returns the process exit status. */
 int nvf_connect(int argc, char **argv);
+int nvf_status(int argc, char **argv);
+void nvf_status_usage(FILE *f);
 void nvf_connect_usage(FILE *f);
 int nvf_disconnect(int argc, char **argv);
 void nvf_disconnect_usage(FILE *f);
@@ -316,6 +320,7 @@ void nvf_json_end(struct nvf_json *j, char close);
 void nvf_json_str(struct nvf_json *j, const char *key, const char *val);
 void nvf_json_int(struct nvf_json *j, const char *key, long long val);
 void nvf_json_num(struct nvf_json *j, const char *key, long long val);
+void nvf_json_bool(struct nvf_json *j, const char *key, bool val);
 void nvf_json_fixed(struct nvf_json *j, const char *key, double val,
 		    int decimals);
 

@@ -17,7 +17,7 @@
 # --concat) are accepted by connect only to be refused, so they are not
 # offered.
 
-_nvfabctl_cmds="connect disconnect disconnect-all list list-subsys discover connect-all discovery config show-topology gen-hostnqn show-hostnqn gen-hostid show-hostid help version"
+_nvfabctl_cmds="connect disconnect disconnect-all list list-subsys discover connect-all discovery config show-topology status gen-hostnqn show-hostnqn gen-hostid show-hostid help version"
 
 # _nvfabctl_opts COMMAND: its options, as its --help lists them.
 _nvfabctl_opts()
@@ -60,6 +60,7 @@ _nvfabctl_opts()
 	show-topology)
 		echo "-o --output-format -r --ranking -v --verbose -h --help"
 		;;
+	status) echo "-o --output-format -w --watch -h --help" ;;
 	config)
 		echo "-r --retry --retry-interval --retry-timeout -P --parallel" \
 			"--ready-timeout --json --discovery-conf -h --help"

@@ -89,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 302
+ktap_set_plan 309
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -1363,6 +1363,51 @@ NVFAB_SYSFS=$TMP/loaded-sys expect_ok "show-topology without subsystems prints n
 NVFAB_SYSFS=$TMP/loaded-sys expect_ok "show-topology -o json without subsystems" \
 	"[]" show-topology -o json
 
+# --- status: every namespace's health, for monitoring ----------------------------
+run status
+[ "$RC" = 2 ] && [ -z "$ERR" ] &&
+	[ "$(echo "$OUT" | grep '^  [^ ]')" = "  nvfab2n1 nsid 1: ok, 1 of 2 paths live and optimized
+  nvfab2n2 nsid 2: ok, 1 of 5 paths live and optimized
+  nvfab2n10 nsid 10: ok, 2 of 2 paths live and optimized
+  nvfab10n1 nsid 1: ok, 1 of 2 paths live and optimized
+  nvfab10n2 nsid -: NO LIVE OPTIMIZED PATH, 0 of 0 paths live and optimized" ] &&
+	[ "$(echo "$OUT" | tail -1)" = "5 namespaces: 4 ok, 1 without a live optimized path" ] &&
+	echo "$OUT" | grep -qxF "    nvfab2c0n1 nvfab0 live optimized grp 1 ios 1234 (61.2%) inflight 3/1 ps: lat_us=120 weight=2" &&
+	echo "$OUT" | grep -qxF "    nvfab10c12n1 nvfab12 resetting - grp - ios - (-) inflight - ps: -"
+result "status: each namespace ok or not, each path with its controller's state; exit 2 (a namespace without paths)" $?
+run status -o json
+[ "$RC" = 2 ] && echo "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+h = {n["Name"]: n for s in d["Subsystems"] for n in s["Namespaces"]}
+p = h["nvfab2n1"]["Paths"][0]
+sys.exit(0 if d["Healthy"] == 4 and d["Unhealthy"] == 1 and
+         not h["nvfab10n2"]["Healthy"] and h["nvfab2n1"]["Healthy"] and
+         h["nvfab2n10"]["LiveOptimizedPaths"] == 2 and
+         p["State"] == "live" and p["ANAState"] == "optimized" and
+         p["IOSharePercent"] == 61.2 and p["InflightReads"] == 3 else 1)'
+result "status -o json: the same, with Healthy and Unhealthy counts" $?
+echo connecting >"$VIRT/nvfab/nvfab0/state"
+run status
+[ "$RC" = 2 ] && echo "$OUT" | grep -qxF "  nvfab2n1 nsid 1: NO LIVE OPTIMIZED PATH, 0 of 2 paths live and optimized" &&
+	[ "$(echo "$OUT" | tail -1)" = "5 namespaces: 2 ok, 3 without a live optimized path" ]
+result "status: the optimized path's controller reconnecting: that namespace is not ok" $?
+echo live >"$VIRT/nvfab/nvfab0/state"
+mv "$MP/class/nvfab-subsystem/nvfab-subsys10" "$TMP/subsys10-link"
+run status
+result "status: every namespace with a live optimized path: exit 0" \
+	"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | tail -1)" = "3 namespaces: 3 ok, 0 without a live optimized path" ]; echo $?)"
+timeout 3 "$BIN" status --watch=1 >"$TMP/watch.out" 2>&1
+rc=$?
+result "status --watch=1: a screen a second until stopped" \
+	"$([ "$rc" = 124 ] && [ "$(grep -c '^3 namespaces: 3 ok' "$TMP/watch.out")" -ge 2 ] &&
+		! grep -q $'\033' "$TMP/watch.out"; echo $?)"
+mv "$TMP/subsys10-link" "$MP/class/nvfab-subsystem/nvfab-subsys10"
+expect_err "status --watch=0" "invalid --watch 0: out of range, 1 to 3600 seconds" status --watch=0
+NVFAB_SYSFS=$TMP/no-sys run status
+result "status without nvfab-core: says so, exit 1" \
+	"$([ "$RC" = 1 ] && [ -z "$OUT" ] && [[ "$ERR" == "nvfabctl: status: module nvfab-core is not loaded"* ]]; echo $?)"
+
 # --- list -v -o json: nvme list -v's shape -----------------------------------
 run list -v -o json
 py '
@@ -1533,7 +1578,7 @@ complete_is "every command of help, and only those" "$cmds" nvfabctl ""
 complete_is "a command prefix" "show-hostid show-hostnqn show-topology " nvfabctl sh
 st=0
 for v in connect disconnect disconnect-all list list-subsys show-topology \
-	gen-hostnqn show-hostnqn discover connect-all discovery config; do
+	gen-hostnqn show-hostnqn discover connect-all discovery config status; do
 	want=$("$BIN" "$v" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z_-]+' |
 		grep -oE -- '--[a-z_-]+$' | sort | tr '\n' ' ')
 	got=$(complete_words nvfabctl "$v" --)
