@@ -45,20 +45,10 @@ ${2:-}
 DOC
 }
 
-# expect RC [PATTERN]: the check's exit status is RC and its output
-# matches PATTERN (is empty without one)
-expect() {
-	local out rc
-	out=$("$MAP" "$T" 2>&1)
-	rc=$?
-	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
-	[ "$rc" = "$1" ] || return 1
-	if [ $# -gt 1 ]; then
-		grep -q -- "$2" <<<"$out"
-	else
-		[ -z "$out" ]
-	fi
-}
+# expect RC [PATTERN] (expect.sh) runs this:
+CHECK_CMD=("$MAP" "$T")
+# shellcheck source-path=SCRIPTDIR source=expect.sh
+. "$(dirname "$0")/expect.sh"
 
 ktap_header
 ktap_set_plan 6

@@ -31,20 +31,10 @@ abi() { # the ABI file, one What: per name
 	done >"$T/Documentation/ABI/testing/sysfs-class-x"
 }
 
-# expect RC [PATTERN]: the check's exit status is RC and its output
-# matches PATTERN (is empty without one)
-expect() {
-	local out rc
-	out=$("$CHECK" "$T" --nvfabctl "$BIN" 2>&1)
-	rc=$?
-	[ -n "$out" ] && sed 's/^/# /' <<<"$out"
-	[ "$rc" = "$1" ] || return 1
-	if [ $# -gt 1 ]; then
-		grep -q -- "$2" <<<"$out"
-	else
-		[ -z "$out" ]
-	fi
-}
+# expect RC [PATTERN] (expect.sh) runs this:
+CHECK_CMD=("$CHECK" "$T" --nvfabctl "$BIN")
+# shellcheck source-path=SCRIPTDIR source=expect.sh
+. "$(dirname "$0")/expect.sh"
 
 ktap_header
 make -s -C "$REPO/tools/nvfabctl" >/dev/null 2>&1 ||

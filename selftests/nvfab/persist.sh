@@ -200,15 +200,7 @@ nvmet_port_disable 2
 NLOG=$TMP/notify.log
 NPID=
 if command -v python3 >/dev/null; then
-	python3 - "$TMP/notify.sock" "$NLOG" <<-'PY' &
-	import socket, sys
-	s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-	s.bind(sys.argv[1])
-	with open(sys.argv[2], "a") as f:
-	    while True:
-	        f.write(s.recv(4096).decode().replace("\n", "|") + "\n")
-	        f.flush()
-	PY
+	python3 "$REPO/tools/nvfabctl/tests/notify-sink.py" "$TMP/notify.sock" "$NLOG" &
 	NPID=$!
 	busywait 10000 test -S "$TMP/notify.sock"
 fi

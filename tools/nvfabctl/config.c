@@ -1130,8 +1130,11 @@ static int nvf_conf_show(struct nvf_conf *c)
 	return NVF_EXIT_OK;
 }
 
-/* Can @v stand as a value on a line of the file (no blank, quote, '#')? */
-static bool nvf_conf_value_ok(const char *v)
+/*
+ * Can @v stand as a value on a line of the file: not empty, no blank,
+ * control character, quote, backslash or '#'? (dump, import.c)
+ */
+bool nvf_conf_value_ok(const char *v)
 {
 	const char *p;
 

@@ -6,6 +6,7 @@
 #ifndef NVFABCTL_CONFIG_H
 #define NVFABCTL_CONFIG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* connect.c */
@@ -19,6 +20,7 @@ int nvf_config(int argc, char **argv);
 char *nvf_configfs_dir(void);
 int nvf_find_ctrl_opts(const char *opts, char *name, size_t size);
 void nvf_config_usage(FILE *f);
+bool nvf_conf_value_ok(const char *v);
 
 /* import.c */
 int nvf_config_import(const char *json, const char *disc);

@@ -74,21 +74,6 @@ static char *nvf_import_read(const char *path)
 	return buf;
 }
 
-/* Can @v be a value on a line of nvfab.conf? */
-static bool nvf_import_ok(const char *v)
-{
-	const char *p;
-
-	if (!v || !*v)
-		return false;
-	for (p = v; *p; p++) {
-		if ((unsigned char)*p <= ' ' || *p == '"' || *p == '\'' ||
-		    *p == '\\' || *p == '#' || (unsigned char)*p >= 0x7f)
-			return false;
-	}
-	return true;
-}
-
 /* Port members and the connect options they become. */
 static const struct {
 	const char	*key;
@@ -144,12 +129,12 @@ static void nvf_import_port(struct nvf_import *im, FILE *out,
 	if (!tr || (strcmp(tr, "tcp") && strcmp(tr, "rdma"))) {
 		fprintf(out,
 			"# %s: transport '%s' is not one of nvfab's (tcp, rdma): not imported\n",
-			where, tr && nvf_import_ok(tr) ? tr : "?");
+			where, tr && nvf_conf_value_ok(tr) ? tr : "?");
 		im->comments++;
 		return;
 	}
-	if (!nvf_import_ok(addr) || (svc && !nvf_import_ok(svc)) ||
-	    (w && !nvf_import_ok(w)) || (ifc && !nvf_import_ok(ifc))) {
+	if (!nvf_conf_value_ok(addr) || (svc && !nvf_conf_value_ok(svc)) ||
+	    (w && !nvf_conf_value_ok(w)) || (ifc && !nvf_conf_value_ok(ifc))) {
 		fprintf(out,
 			"# %s: no traddr, or a value with a blank, quote or '#': not imported\n",
 			where);
@@ -217,7 +202,7 @@ static void nvf_import_port(struct nvf_import *im, FILE *out,
 		if (known)
 			continue;
 		fprintf(out, "# %s: '%s' not imported\n", where,
-			nvf_import_ok(p->keys[i]) ? p->keys[i] : "?");
+			nvf_conf_value_ok(p->keys[i]) ? p->keys[i] : "?");
 		im->comments++;
 	}
 }
@@ -249,7 +234,7 @@ static void nvf_import_json(struct nvf_import *im, FILE *out, const char *path,
 		h = &hosts->kids[i];
 		hostnqn = nvf_import_str(h, "hostnqn");
 		hostid = nvf_import_str(h, "hostid");
-		if (!nvf_import_ok(hostnqn) || !nvf_import_ok(hostid)) {
+		if (!nvf_conf_value_ok(hostnqn) || !nvf_conf_value_ok(hostid)) {
 			hostnqn = NULL;
 			hostid = NULL;
 		}
@@ -265,7 +250,7 @@ static void nvf_import_json(struct nvf_import *im, FILE *out, const char *path,
 				snprintf(where, sizeof(where),
 					 "hosts[%zu].subsystems[%zu].ports[%zu]",
 					 i, j, k);
-				if (!nvf_import_ok(nqn)) {
+				if (!nvf_conf_value_ok(nqn)) {
 					fprintf(out,
 						"# %s: no subsystem nqn, or one with a blank, quote or '#': not imported\n",
 						where);
@@ -328,7 +313,7 @@ static void nvf_import_disc_line(struct nvf_import *im, FILE *out,
 		lng = !strncmp(w[i], "--", 2);
 		if (w[i][0] != '-' || (!lng && strlen(w[i]) != 2)) {
 			nlen += snprintf(notes + nlen, sizeof(notes) - nlen,
-					 " %s", nvf_import_ok(w[i]) ? w[i] : "?");
+					 " %s", nvf_conf_value_ok(w[i]) ? w[i] : "?");
 			continue;
 		}
 		eq = lng ? strchr(w[i], '=') : NULL;
@@ -352,7 +337,7 @@ static void nvf_import_disc_line(struct nvf_import *im, FILE *out,
 		    nvf_import_disc_opts[k].to) {
 			if (!nvf_import_disc_opts[k].to[0])
 				continue;	/* --persistent: always */
-			if (!val || !nvf_import_ok(val)) {
+			if (!val || !nvf_conf_value_ok(val)) {
 				nlen += snprintf(notes + nlen, sizeof(notes) - nlen,
 						 " %s", nvf_import_disc_opts[k].to);
 				continue;
@@ -366,7 +351,7 @@ static void nvf_import_disc_line(struct nvf_import *im, FILE *out,
 		}
 		nlen += snprintf(notes + nlen, sizeof(notes) - nlen, " %.*s",
 				 (int)(eq ? eq - word : (long)strlen(word)),
-				 nvf_import_ok(word) ? word : "?");
+				 nvf_conf_value_ok(word) ? word : "?");
 		if (olen >= sizeof(opts) || nlen >= sizeof(notes))
 			break;
 	}

@@ -557,15 +557,7 @@ result "apply --retry stopped by SIGTERM: each missing controller named, exit 1"
 # missing and then that all are connected.
 NSOCK=$TMP/notify.sock
 NLOG=$TMP/notify.log
-python3 - "$NSOCK" "$NLOG" <<'PY' &
-import socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
-with open(sys.argv[2], "a") as f:
-    while True:
-        f.write(s.recv(4096).decode().replace("\n", "|") + "\n")
-        f.flush()
-PY
+python3 "$HERE/notify-sink.py" "$NSOCK" "$NLOG" &
 npid=$!
 busywait 10000 test -S "$NSOCK"
 conf "$C3"
