@@ -572,8 +572,10 @@ wait $npid 2>/dev/null
 READY=1
 STATUS=0 of 1 controllers connected; missing: line 1 $WHAT3: Connection refused after 1 attempt, retrying
 STATUS=0 of 1 controllers connected; missing: line 1 $WHAT3: attempt 2 running
-STATUS=all 1 controllers connected" ] || sed 's/^/# notify: /' "$NLOG"
-result "apply --retry under systemd: STATUS names the missing controller and why, READY=1 after the first round" $?
+STATUS=all 1 controllers connected" ]
+st=$?
+[ $st = 0 ] || sed 's/^/# notify: /' "$NLOG"
+result "apply --retry under systemd: STATUS names the missing controller and why, READY=1 after the first round" $st
 
 # --parallel: at most N writes at once (the shim counts them).
 mkdir -p "$TMP/conc"
@@ -748,9 +750,11 @@ cp "$FIX/nvme-cli-discovery.conf" "$TMP/etc-nvme-cli/discovery.conf"
 NVFAB_ETC_NVME=$TMP/etc-nvme-cli run config import
 printf '%s\n' "$OUT" >"$TMP/imported.conf"
 [ "$RC" = 0 ] && [ "$(echo "$OUT" | sed "s|$TMP/etc-nvme-cli|ETC|g")" = "$(cat "$FIX/nvme-cli-import.conf")" ] &&
-	[ "$ERR" = "nvfabctl: config: import: 2 connect and 3 discovery directives, 5 comments on what was not imported" ] ||
+	[ "$ERR" = "nvfabctl: config: import: 2 connect and 3 discovery directives, 5 comments on what was not imported" ]
+st=$?
+[ $st = 0 ] ||
 	diff <(echo "$OUT" | sed "s|$TMP/etc-nvme-cli|ETC|g") "$FIX/nvme-cli-import.conf" | sed 's/^/# /'
-result "import: /etc/nvme's config.json and discovery.conf as lines, with comments on what was left out (keys, fc, concat, I/O options)" $?
+result "import: /etc/nvme's config.json and discovery.conf as lines, with comments on what was left out (keys, fc, concat, I/O options)" $st
 NVFAB_ETC_NVME=$TMP/etc-empty run config check "$TMP/imported.conf"
 result "import: config check takes what it wrote" \
 	"$([ "$RC" = 0 ] && [ "$OUT" = "$TMP/imported.conf: 0 policy, 2 connect and 3 discovery directives, no errors" ]; echo $?)"
