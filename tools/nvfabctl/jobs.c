@@ -152,8 +152,9 @@ static void nvf_job_ended(struct nvf_job *j, int err,
 	wait = nvf_job_backoff(cfg, j->attempts);
 	if (cfg->timeout_s && now + wait >= start + cfg->timeout_s * 1000LL) {
 		nvf_job_msg(cfg, j,
-			    "given up after %u attempts in %u s (--retry-timeout); last: %s",
-			    j->attempts, (unsigned int)((now - start) / 1000),
+			    "given up after %u attempt%s in %u s (--retry-timeout); last: %s",
+			    j->attempts, j->attempts == 1 ? "" : "s",
+			    (unsigned int)((now - start) / 1000),
 			    nvf_job_strerror(err));
 		return;
 	}

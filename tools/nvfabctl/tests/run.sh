@@ -1397,7 +1397,7 @@ mv "$MP/class/nvfab-subsystem/nvfab-subsys10" "$TMP/subsys10-link"
 run status
 result "status: every namespace with a live optimized path: exit 0" \
 	"$([ "$RC" = 0 ] && [ "$(echo "$OUT" | tail -1)" = "3 namespaces: 3 ok, 0 without a live optimized path" ]; echo $?)"
-timeout 3 "$BIN" status --watch=1 >"$TMP/watch.out" 2>&1
+timeout 5 "$BIN" status --watch=1 >"$TMP/watch.out" 2>&1
 rc=$?
 result "status --watch=1: a screen a second until stopped" \
 	"$([ "$rc" = 124 ] && [ "$(grep -c '^3 namespaces: 3 ok' "$TMP/watch.out")" -ge 2 ] &&
