@@ -100,8 +100,16 @@ static long long nvf_job_backoff(const struct nvf_jobs_cfg *cfg,
 	return ms + (long long)(random() % (ms / 4 + 1));
 }
 
-/* Start an attempt of @j in a child. @mask: the signal mask to restore. */
-static void nvf_job_start(struct nvf_job *j, const sigset_t *mask)
+static void nvf_job_ended(struct nvf_job *j, int err,
+			  const struct nvf_jobs_cfg *cfg, long long start);
+
+/*
+ * Start an attempt of @j in a child. @mask: the signal mask to restore.
+ * A fork that fails is a failed attempt (EAGAIN, ENOMEM): retried only
+ * with cfg->retry, as any other.
+ */
+static void nvf_job_start(struct nvf_job *j, const sigset_t *mask,
+			  const struct nvf_jobs_cfg *cfg, long long start)
 {
 	pid_t pid;
 
@@ -119,9 +127,8 @@ static void nvf_job_start(struct nvf_job *j, const sigset_t *mask)
 	}
 	j->attempts++;
 	if (pid < 0) {
-		j->err = errno;
-		j->state = NVF_JOB_WAITING;
-		j->next_ms = nvf_now_ms() + 1000;
+		nvf_job_msg(cfg, j, "cannot start a connect: %s", strerror(errno));
+		nvf_job_ended(j, errno, cfg, start);
 		return;
 	}
 	j->pid = pid;
@@ -323,7 +330,7 @@ int nvf_jobs_run(struct nvf_job *jobs, size_t nr,
 		for (i = 0; i < nr && running < cfg->parallel; i++) {
 			if (jobs[i].state == NVF_JOB_WAITING &&
 			    jobs[i].next_ms <= now) {
-				nvf_job_start(&jobs[i], &old);
+				nvf_job_start(&jobs[i], &old, cfg, start);
 				running += jobs[i].state == NVF_JOB_RUNNING;
 			}
 		}
