@@ -17,6 +17,7 @@
 #   make dkms-install [KVER=<release>]  install with DKMS from this checkout
 #   make dkms-uninstall                 undo it: dkms remove, rm the source
 #   make deb                            build/deb/nvfab-dkms_<VERSION>_all.deb
+#                                       and nvfab-tools_<VERSION>_<arch>.deb
 #   make install [DESTDIR= PREFIX=]     nvfabctl, its man page and bash
 #                                       completion, the udev rules, the
 #                                       systemd unit, modules-load.d

@@ -70,5 +70,10 @@ if [ -x "\$(dirname "\${BASH_SOURCE[0]}")/scripts/nv-p2p.sh" ] &&
 	BUILT_MODULE_NAME[$i]="nvfab-peermem-nvidia"
 	BUILT_MODULE_LOCATION[$i]="drivers/nvfab/peermem/"
 	DEST_MODULE_LOCATION[$i]="/updates/dkms"
+	# NVIDIA's own DKMS module, when that source is one: dkms builds it
+	# before nvfab for each new kernel.
+	if nv_dkms=\$("\$(dirname "\${BASH_SOURCE[0]}")/scripts/nv-p2p.sh" --dkms-name 2>/dev/null); then
+		BUILD_DEPENDS[0]="\$nv_dkms"
+	fi
 fi
 NV

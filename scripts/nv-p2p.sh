@@ -15,6 +15,13 @@
 # newest /usr/src/nvidia-*/ (where NVIDIA's DKMS packages put the source)
 # is searched.
 #
+# nv-p2p.sh --dkms-name [NVIDIA_SRC] prints instead the DKMS module name
+# of that source tree (NAME of a /var/lib/dkms/NAME/VERSION/source link to
+# it: nvidia, nvidia-current, nvidia-current-open, ...), for dkms.conf's
+# BUILD_DEPENDS; nothing, with exit 1, when NVIDIA's DKMS does not know it.
+# NVFAB_USR_SRC and NVFAB_DKMS_TREE replace /usr/src and /var/lib/dkms
+# (scripts/tests/dkms-conf-test.sh).
+#
 # Prints the directory of nv-p2p.h on the first line and, on the second,
 # the symbol list of the nvidia module to give modpost (NVIDIA_SYMVERS,
 # else nvidia.symvers next to the header or Module.symvers in the source
@@ -23,7 +30,14 @@
 # a directory without one).
 set -uo pipefail
 
+dkms_name=0
+if [ "${1-}" = --dkms-name ]; then
+	dkms_name=1
+	shift
+fi
 src=${1-${NVIDIA_SRC-}}
+usr_src=${NVFAB_USR_SRC:-/usr/src}
+dkms_tree=${NVFAB_DKMS_TREE:-/var/lib/dkms}
 
 # header_in DIR: the directory of nv-p2p.h under DIR, if any
 header_in() {
@@ -50,7 +64,7 @@ none)
 			root=$cand
 			break
 		fi
-	done < <(ls -d /usr/src/nvidia-*/ 2>/dev/null | sed 's:/$::' | sort -rV)
+	done < <(ls -d "$usr_src"/nvidia-*/ 2>/dev/null | sed 's:/$::' | sort -rV)
 	[ -n "$dir" ] || exit 1
 	;;
 *)
@@ -61,6 +75,18 @@ none)
 	root=$src
 	;;
 esac
+
+if [ "$dkms_name" = 1 ]; then
+	want=$(cd "$root" && pwd -P)
+	for link in "$dkms_tree"/*/*/source; do
+		[ -L "$link" ] || continue
+		[ "$(cd "$link" 2>/dev/null && pwd -P)" = "$want" ] || continue
+		link=${link#"$dkms_tree"/}
+		echo "${link%%/*}"
+		exit 0
+	done
+	exit 1
+fi
 
 symvers=${NVIDIA_SYMVERS-}
 if [ -z "$symvers" ]; then

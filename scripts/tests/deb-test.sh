@@ -3,7 +3,9 @@
 #
 # Host-side test of the DKMS packaging, on this machine's real dkms and
 # dpkg (as root): make dkms-uninstall removes a registration made by hand,
-# make deb builds nvfab-dkms_<VERSION>_all.deb, dpkg -i builds and installs
+# make deb builds nvfab-dkms_<VERSION>_all.deb and nvfab-tools (its fields
+# and files; selftests/nvfab/packages.sh installs, upgrades and removes it
+# in the stock guest), dpkg -i builds and installs
 # the modules for the stock kernel through DKMS, and dpkg -r leaves
 # nothing behind (no DKMS registration, no source, no module file).
 #
@@ -67,7 +69,7 @@ result() {
 }
 
 ktap_header
-ktap_set_plan 5
+ktap_set_plan 6
 
 # Start from nothing of this version, as the test ends: a package left by
 # an interrupted run, a registration by make dkms-install.
@@ -116,6 +118,42 @@ else
 	st=1
 fi
 result "make deb builds ${PKG}_${VERSION}_all.deb with the DKMS source" $st deb
+
+# 2b. The user-space package beside it (installed, upgraded and removed in
+# the stock guest by selftests/nvfab/packages.sh): its fields, and every
+# file under /usr where no other package of this host has one.
+arch=$(dpkg --print-architecture)
+tdeb=$TMP/build/deb/nvfab-tools_${VERSION}_$arch.deb
+st=0
+if [ -f "$tdeb" ]; then
+	fields=$(dpkg-deb -f "$tdeb" Package Version Architecture Depends Recommends)
+	ktap_diag "$(echo "$fields" | tr '\n' ' ')"
+	grep -qx "Package: nvfab-tools" <<<"$fields" || st=1
+	grep -qx "Version: $VERSION" <<<"$fields" || st=1
+	grep -qx "Architecture: $arch" <<<"$fields" || st=1
+	grep -q "^Depends: libc6 (>= 2\.[0-9]*)" <<<"$fields" || st=1
+	grep -qx "Recommends: nvfab-dkms (= $VERSION)" <<<"$fields" || st=1
+	mapfile -t tfiles < <(dpkg-deb --fsys-tarfile "$tdeb" | tar -t | grep -v '/$' | sed 's|^\./|/|')
+	ktap_diag "${#tfiles[@]} files"
+	for f in "${tfiles[@]}"; do
+		case $f in
+		/usr/local/* | /etc/*) ktap_diag "outside a package's paths: $f"; st=1 ;;
+		/usr/*) ;;
+		*) ktap_diag "not under /usr: $f"; st=1 ;;
+		esac
+		owner=$(dpkg -S "$f" 2>/dev/null | grep -v '^nvfab-tools:')
+		[ -z "$owner" ] || { ktap_diag "also in $owner"; st=1; }
+	done
+	for f in /usr/sbin/nvfabctl /usr/lib/systemd/system/nvfab-boot.service \
+		/usr/lib/udev/rules.d/65-nvfab.rules /usr/lib/modules-load.d/nvfab.conf \
+		/usr/share/man/man8/nvfabctl.8.gz /usr/share/doc/nvfab-tools/copyright; do
+		printf '%s\n' "${tfiles[@]}" | grep -qx "$f" || { ktap_diag "no $f"; st=1; }
+	done
+else
+	ktap_diag "no $tdeb"
+	st=1
+fi
+result "make deb builds nvfab-tools_${VERSION}_$arch.deb, every file under /usr and in no other package" $st deb
 
 # 3. dpkg -i: DKMS builds and installs for the stock kernel.
 st=1

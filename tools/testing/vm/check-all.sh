@@ -270,7 +270,7 @@ export NVFAB_VM_TIMEOUT=${NVFAB_VM_TIMEOUT:-7800}
 guest_run "test-kernel guest" "$out/test" \
 	NVFAB_HOSTILE_ONLY="${NVFAB_HOSTILE_ONLY-dup-resp c2h-after-resp format early-pdu chap-ok chap-bad-r2 chap-close}" \
 	NVFAB_HOSTILE_DISC_ONLY="${NVFAB_HOSTILE_DISC_ONLY-disc-genctr disc-bad-entries disc-short-log disc-inject}" \
-	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh auth.sh}" \
+	NVFAB_SELFTESTS_EXCLUDE="${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh nvfabctl.sh demo.sh auth.sh packages.sh}" \
 	NVFAB_DISC_STORM="${NVFAB_DISC_STORM-40}" \
 	NVFAB_AUTH_MATRIX="${NVFAB_AUTH_MATRIX-small}" \
 	NVFAB_AUTH_ROTATIONS="${NVFAB_AUTH_ROTATIONS-10}" \
@@ -340,6 +340,12 @@ scripts/tests/conftest-test.sh >"$out/conftest.ktap" 2>"$out/conftest.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/conftest.ktap")
 [ "$f" = 0 ] || tail -30 "$out/conftest.ktap"
 add_line "conftest host tests" "$p passed, $f failed, $s skipped"
+# dkms.conf's NVIDIA block against a fake /usr/src and /var/lib/dkms
+# (BUILD_DEPENDS on NVIDIA's DKMS module): a second.
+scripts/tests/dkms-conf-test.sh >"$out/dkms-conf.ktap" 2>"$out/dkms-conf.err"
+read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/dkms-conf.ktap")
+[ "$f" = 0 ] || { grep -E '^(not ok|#)' "$out/dkms-conf.ktap"; tail -5 "$out/dkms-conf.err"; }
+add_line "dkms.conf host tests" "$p passed, $f failed, $s skipped"
 # The Makefile's build copies take no kbuild output of the source tree.
 scripts/tests/build-copy-test.sh >"$out/build-copy.ktap" 2>"$out/build-copy.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/build-copy.ktap")
@@ -379,6 +385,10 @@ scripts/tests/deb-test.sh >"$out/deb.ktap" 2>"$out/deb.err"
 read -r p f s < <("$VM_DIR/ktap-summary.py" --counts "$out/deb.ktap")
 [ "$f" = 0 ] || tail -30 "$out/deb.ktap" "$out/deb.err"
 add_line "DKMS package tests" "$p passed, $f failed, $s skipped"
+# The packages themselves, for packages.sh in the stock guest (nvfab-tools
+# installed, upgraded and removed there).
+scripts/mkdeb.sh "$out/deb" >"$out/mkdeb.log" 2>&1 ||
+	{ tail -20 "$out/mkdeb.log"; add_line "make deb for the stock guest" "0 passed, 1 failed"; }
 kver=$(stock_kver)
 if scripts/dkms-install.sh "$kver" >"$out/dkms.log" 2>&1; then
 	lines+=("dkms: nvfab $(cat VERSION) installed for $kver")
@@ -421,6 +431,7 @@ if [ "$stock_ok" = 1 ]; then
 	# check that the DKMS modules refuse the connect the same way.
 	guest "stock-kernel guest" "$out/stock" NVFAB_CHECK_KERNEL=stock \
 		NVFAB_EARLY_ROUNDS="${NVFAB_EARLY_ROUNDS-10}" \
+		NVFAB_DEB_DIR="$out/deb" \
 		NVFAB_CHECK_PAYLOAD="$VM_DIR/guest/stock-tests.sh"
 fi
 

@@ -20,10 +20,12 @@
 #                  sets it
 #   NVFAB_SELFTEST_TIMEOUT  limit for selftests/nvfab/run.sh (default 900 s)
 #   NVFAB_SELFTESTS_EXCLUDE  selftests left out here (default "persist.sh
-#                  udev.sh": they run in the stock-kernel guest, several
-#                  times faster; their kernel side, the WWID text and the
-#                  connects, runs under KASAN in KUnit's nvfab_ns_wwid and
-#                  the other selftests); "" runs them here too
+#                  udev.sh packages.sh": they run in the stock-kernel
+#                  guest, several times faster; their kernel side, the
+#                  WWID text and the connects, runs under KASAN in KUnit's
+#                  nvfab_ns_wwid and the other selftests; packages.sh
+#                  installs into an overlay of the root, with the DKMS
+#                  modules of the stock kernel); "" runs them here too
 # Output, in $OUT:
 #   kunit.ktap      one KTAP document: every KUnit suite, plus a "not ok"
 #                   line for each module that failed to load or unload
@@ -215,7 +217,7 @@ runsh=$REPO_ROOT/selftests/nvfab/run.sh
 if [ -f "$runsh" ]; then
 	log "selftest phase ($runsh, limit ${selftest_timeout}s)"
 	export NVFAB_MODDIR=$moddir
-	export NVFAB_SELFTESTS_EXCLUDE=${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh}
+	export NVFAB_SELFTESTS_EXCLUDE=${NVFAB_SELFTESTS_EXCLUDE-persist.sh udev.sh packages.sh}
 	set +e
 	timeout -k 10 "$selftest_timeout" bash "$runsh" >"$OUT/selftests.ktap"
 	rc=$?

@@ -12,7 +12,10 @@
 # NVMe/TCP over TLS 1.3 with tlshd against nvmet, compared with the
 # in-kernel host (tls.sh; the test kernel runs it with nvfab alone), the boot-time
 # configuration (persist.sh: modules-load.d, nvfab-boot.service's command)
-# connects as it would at boot, NVMe/RDMA works on soft RoCE with the
+# connects as it would at boot, the user-space package (packages.sh:
+# nvfab-tools from make deb, installed, upgraded and removed with dpkg in
+# an overlay of the root) puts its files where they belong and its unit's
+# command connects, NVMe/RDMA works on soft RoCE with the
 # DKMS-built nvfab-rdma (hostile_rdma.sh's correct target and its
 # scenarios), peer memory's registered-buffer
 # route with the test provider from make peermem-test-stock (peermem.sh;
@@ -49,7 +52,7 @@ ktap=$OUT/selftests.ktap
 # guest (Debian's newest kernel from matrix-image.sh) runs modules.sh and
 # the short demo (demo.sh).
 NVFAB_AUTH_MATRIX=full \
-NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh auth.sh tls.sh hostile_rdma.sh persist.sh udev.sh nvfabctl.sh demo.sh"} \
+NVFAB_SELFTESTS=${NVFAB_STOCK_SELFTESTS:-"modules.sh fabrics_dev.sh peermem.sh discovery.sh hostile_disc.sh hostile.sh auth.sh tls.sh hostile_rdma.sh persist.sh packages.sh udev.sh nvfabctl.sh demo.sh"} \
 	timeout 2700 "$REPO_ROOT/selftests/nvfab/run.sh" >"$ktap"
 echo "selftests_rc=$?" >>"$OUT/phases"
 cat "$ktap"
