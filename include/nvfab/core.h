@@ -390,6 +390,10 @@ struct nvme_dhchap_key;
  * @ana_groups:		struct nvfab_ana_group by group ID
  * @ana_work:		re-reads the ANA log (nvfab_wq)
  * @peer:		peer-memory I/O counters (the transports count)
+ * @reset_count:	resets of the association (a reset asked for or
+ *			error recovery), sysfs diag/ (core/diag.c)
+ * @reconnect_count:	reconnect attempts (nvfab_connect_work()), sysfs
+ *			diag/
  *
  * Fields read from the controller are written only while CONNECTING and
  * read anywhere after.
@@ -498,6 +502,10 @@ struct nvfab_ctrl {
 	struct work_struct		ana_work;
 
 	struct nvfab_peer_counters	peer;
+
+	/* diagnostic counters, counted where the event is rare */
+	atomic64_t			reset_count;
+	atomic64_t			reconnect_count;
 };
 
 /**

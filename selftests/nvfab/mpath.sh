@@ -8,7 +8,10 @@
 # path, nor to a non-optimized one while an optimized one was there; no
 # usable path (wait, then fail after no_path_tmo); persistent-loss; a path
 # cut during writes (the last acknowledged pattern wins on every path);
-# iopolicy switched under I/O; namespaces remapped to new UUIDs.
+# iopolicy switched under I/O; namespaces remapped to new UUIDs. The diag/
+# counters move as named: the head's no-path requeue and fail counts, the
+# cut path's failovers and its controller's resets and reconnects, a
+# reset_controller write's one reset, a passthrough error's one error.
 #
 # Environment: NVFAB_ANA_SECONDS (rotation length, default 24),
 # NVFAB_REMAP_ROUNDS (default 5; check-full 10), NVFAB_FIO_RUNTIME
@@ -37,7 +40,7 @@ require_root
 command -v fio >/dev/null || ksft_skip_all "fio missing"
 command -v nvme >/dev/null || ksft_skip_all "nvme-cli missing"
 ktap_header
-ktap_set_plan 34
+ktap_set_plan 41
 
 declare -a CT			# CT[p]: /sys/class/nvfab/nvfabC of path p
 SUB=				# the subsystem's sysfs directory
@@ -55,6 +58,8 @@ path_disk() {
 	return 1
 }
 routed() { local v; read -r v <"${PD[$1]}/routed_ios" && echo "$v"; }
+# dcount DIR NAME: the diag/ counter NAME of sysfs directory DIR
+dcount() { local v; read -r v <"$1/diag/$2" && echo "$v"; }
 host_ana() { local v; read -r v <"${PD[$1]}/ana_state" && echo "$v"; }
 snapshot() {
 	local p v out=
@@ -149,6 +154,20 @@ for ((p = 1; p <= NPATHS; p++)); do
 	PD[$p]=$(path_disk "$p")
 done
 ktap_check "head nsid attribute" test "$(cat "$H/nsid")" = 1
+diag_files() {
+	local f v
+	for f in "$H"/diag/io_requeue_no_usable_path_count \
+		"$H"/diag/io_fail_no_available_path_count \
+		"${PD[1]}"/diag/{multipath_failover_count,command_retry_count,command_error_count} \
+		"${CT[1]}"/diag/{reset_count,reconnect_count}; do
+		if ! read -r v <"$f" || ! [[ "$v" =~ ^[0-9]+$ ]] ||
+			[ "$(stat -c %a "$f")" != 444 ]; then
+			ktap_diag "$f: '${v-}'"
+			return 1
+		fi
+	done
+}
+ktap_check "diag/ counters of head, path and controller: read-only decimals" diag_files
 ktap_check "default iopolicy is numa" test "$(cat "$SUB/iopolicy")" = numa
 ktap_check "all paths optimized" target_ana optimized optimized optimized optimized
 
@@ -262,6 +281,7 @@ ktap_check "persistent-loss path 1 never selected ($d)" bash -c "set -- $d; [ \$
 
 # No usable path: I/O waits, and completes when a path returns.
 ktap_check "all inaccessible" target_ana inaccessible inaccessible inaccessible inaccessible
+rq0=$(dcount "$H" io_requeue_no_usable_path_count)
 dd if="$DEV" of=/dev/null bs=4k count=8 iflag=direct status=none &
 ddpid=$!
 sleep 3
@@ -271,9 +291,13 @@ nvmet_set_ana 2 optimized
 wait "$ddpid"
 rc=$?
 ktap_check "... and completes when path 2 comes back (rc $rc)" test "$rc" = 0
+rq1=$(dcount "$H" io_requeue_no_usable_path_count)
+ktap_check "diag: the head counted the waiting I/O (io_requeue_no_usable_path_count $rq0 -> $rq1)" \
+	test "$rq1" -gt "$rq0"
 # A second run: no_path_tmo=3, no path returns: the I/O fails, no hang.
 echo 3 >"$SUB/no_path_tmo"
 target_ana inaccessible inaccessible inaccessible inaccessible
+nf0=$(dcount "$H" io_fail_no_available_path_count)
 t0=$(date +%s%3N)
 timeout 60 dd if="$DEV" of=/dev/null bs=4k count=1 iflag=direct status=none
 rc=$?
@@ -281,6 +305,9 @@ ms=$(($(date +%s%3N) - t0))
 ktap_diag "no-path I/O ended after $ms ms with rc $rc"
 ktap_check "no path for no_path_tmo=3 s: I/O fails (rc $rc) within 3-12 s" \
 	test "$rc" != 0 -a "$rc" != 124 -a "$ms" -ge 2500 -a "$ms" -lt 12000
+nf1=$(dcount "$H" io_fail_no_available_path_count)
+ktap_check "diag: the head counted the I/O failed without a path (io_fail_no_available_path_count $nf0 -> $nf1)" \
+	test "$nf1" -gt "$nf0"
 ktap_check "bad no_path_tmo refused" bash -c "! echo 0 >$SUB/no_path_tmo 2>/dev/null && ! echo x >$SUB/no_path_tmo 2>/dev/null"
 echo auto >"$SUB/no_path_tmo"
 ktap_check "no_path_tmo auto = 2 x ANATT" test "$(cat "$SUB/no_path_tmo")" = auto
@@ -296,6 +323,12 @@ NPAT=24
 for ((i = 0; i < NPAT; i++)); do
 	head -c $BS /dev/zero | tr '\0' "\\$(printf '%03o' $((i % 200 + 33)))" >"$TMP/pat$i"
 done
+declare -a FO0
+for ((p = 1; p <= NPATHS; p++)); do
+	FO0[$p]=$(dcount "${PD[$p]}" multipath_failover_count)
+done
+rs0=$(dcount "${CT[3]}" reset_count)
+rc0=$(dcount "${CT[3]}" reconnect_count)
 (sleep 2; topo_cut 3; sleep 8; topo_restore 3) &
 cutter=$!
 last=-1
@@ -311,6 +344,17 @@ wait "$cutter"
 ktap_check "$NPAT patterns written across the cut, all acknowledged (last #$last)" test "$last" = $((NPAT - 1))
 live3() { local v; read -r v <"${CT[3]}/state" 2>/dev/null && [ "$v" = live ]; }
 busywait 60000 live3 || ktap_diag "path 3 not live again: $(cat "${CT[3]}/state" 2>&1)"
+fo=
+for ((p = 1; p <= NPATHS; p++)); do
+	fo="$fo$(($(dcount "${PD[$p]}" multipath_failover_count) - FO0[p])) "
+done
+ktap_diag "failovers per path across the cut: $fo"
+ktap_check "diag: failovers counted on the cut path 3 only ($fo)" \
+	bash -c "set -- $fo; [ \$1 = 0 ] && [ \$2 = 0 ] && [ \$3 -gt 0 ] && [ \$4 = 0 ]"
+rs1=$(dcount "${CT[3]}" reset_count)
+rc1=$(dcount "${CT[3]}" reconnect_count)
+ktap_check "diag: path 3's controller counted its recovery (reset_count $rs0 -> $rs1, reconnect_count $rc0 -> $rc1)" \
+	test "$rs1" -gt "$rs0" -a "$rc1" -gt "$rc0"
 read_ok=1
 for ((p = 1; p <= NPATHS; p++)); do
 	c=/dev/${CT[$p]##*/}
@@ -324,6 +368,29 @@ for ((p = 1; p <= NPATHS; p++)); do
 	fi
 done
 ktap_check "every path reads the last acknowledged pattern" test "$read_ok" = 1
+
+# A read beyond the namespace's end through controller 1 (passthrough on
+# its path): one command_error_count, no retry, no failover.
+e0=$(dcount "${PD[1]}" command_error_count)
+r0=$(dcount "${PD[1]}" command_retry_count)
+f0=$(dcount "${PD[1]}" multipath_failover_count)
+nvme read "/dev/${CT[1]##*/}" --namespace-id=1 --start-block=4294967296 \
+	--block-count=15 --data-size=$BS --data="$TMP/beyond" >/dev/null 2>&1
+rc=$?
+e1=$(dcount "${PD[1]}" command_error_count)
+r1=$(dcount "${PD[1]}" command_retry_count)
+f1=$(dcount "${PD[1]}" multipath_failover_count)
+ktap_check "diag: a read beyond the end (rc $rc) is one command_error_count ($e0 -> $e1; retries $r0 -> $r1, failovers $f0 -> $f1)" \
+	test "$rc" != 0 -a "$e1" = $((e0 + 1)) -a "$r1" = "$r0" -a "$f1" = "$f0"
+
+# reset_controller: exactly one reset, and its one reconnect attempt.
+rs0=$(dcount "${CT[1]}" reset_count)
+rc0=$(dcount "${CT[1]}" reconnect_count)
+echo 1 >"${CT[1]}/reset_controller"
+rs1=$(dcount "${CT[1]}" reset_count)
+rc1=$(dcount "${CT[1]}" reconnect_count)
+ktap_check "diag: reset_controller adds 1 to reset_count ($rs0 -> $rs1) and to reconnect_count ($rc0 -> $rc1)" \
+	test "$rs1" = $((rs0 + 1)) -a "$rc1" = $((rc0 + 1))
 
 # Namespace remap: NSID 2 gets a new UUID each round.
 NS2=$NVMET_CFS/subsystems/$NVMET_NQN/namespaces/2

@@ -223,6 +223,9 @@ struct nvf_subsys_ctrl {
 	char	*serial;
 	char	*firmware_rev;
 	int	host;		/* index set by nvf_hosts_collect() */
+	/* diag/ counters; -1 when missing (an older module) or unreadable */
+	long long reset_count;
+	long long reconnect_count;
 };
 
 struct nvf_path {
@@ -235,6 +238,10 @@ struct nvf_path {
 	long long	inflight[2];	/* reads, writes in flight */
 	char		*ps_status;	/* the path selector's line */
 	double		share;		/* % of the head's routed_ios, or -1 */
+	/* diag/ counters; -1 when missing (an older module) or unreadable */
+	long long	failover_count;	/* multipath_failover_count */
+	long long	retry_count;	/* command_retry_count */
+	long long	error_count;	/* command_error_count */
 };
 
 struct nvf_head {

@@ -5,14 +5,19 @@
  * live (its controller's state) and ANA optimized; per path its
  * controller, state, ANA state and group, share of the routed I/O, I/Os
  * in flight and the path selector's status (service-time's latency
- * estimate). The exit status is NVF_EXIT_DEGRADED when any namespace has
- * no live optimized path, so that a monitoring check can alert on it;
- * --watch redraws it every few seconds.
+ * estimate), and below it the path's diag/ counters (commands that ended
+ * with an error, retries, failovers) with its controller's (resets,
+ * reconnect attempts); a module without them shows none. The exit status
+ * is NVF_EXIT_DEGRADED when any namespace has no live optimized path, so
+ * that a monitoring check can alert on it; --watch redraws it every few
+ * seconds.
  *
  *   nvfab-subsys0 nqn.2014-08.org.example:s1 iopolicy=service-time
  *     nvfab0n1 nsid 1: ok, 1 of 2 paths live and optimized
  *       nvfab0c0n1 nvfab0 live optimized grp 1 ios 1234 (61.2%) inflight 0/0 ps: ...
+ *         errors 0 retries 0 failovers 0; nvfab0 resets 0 reconnects 0
  *       nvfab0c1n1 nvfab1 live non-optimized grp 2 ios 782 (38.8%) inflight 0/0 ps: -
+ *         errors 0 retries 2 failovers 7; nvfab1 resets 1 reconnects 3
  *   1 namespace: 1 ok, 0 without a live optimized path
  *
  * Documented in Documentation/nvfabctl.8 and nvfab-multipath.rst.
@@ -33,8 +38,10 @@ void nvf_status_usage(FILE *f)
 		"usage: nvfabctl status [-o normal|json] [-w|--watch[=SECONDS]]\n"
 		"\n"
 		"Every namespace with its paths: controller state, ANA state, share\n"
-		"of the I/O, I/Os in flight, the path selector's status. Exit status\n"
-		"2 when any namespace has no live optimized path.\n"
+		"of the I/O, I/Os in flight, the path selector's status; per path its\n"
+		"errors, retries and failovers and its controller's resets and\n"
+		"reconnect attempts (the diag/ counters). Exit status 2 when any\n"
+		"namespace has no live optimized path.\n"
 		"\n"
 		"  -o, --output-format=FMT  normal or json\n"
 		"  -w, --watch[=SECONDS]    redraw every SECONDS (default 2) until\n"
@@ -57,6 +64,30 @@ static bool nvf_path_live(const struct nvf_subsys *sub,
 	const char *st = nvf_path_ctrl_state(sub, p);
 
 	return st && !strcmp(st, "live");
+}
+
+/*
+ * "errors E retries R failovers F; nvfabC resets X reconnects Y": the
+ * diag/ counters of path @p and of its controller, "-" for one that is
+ * missing; nothing when all are (a module without diag/).
+ */
+static void nvf_print_path_diag(const struct nvf_subsys *sub,
+				const struct nvf_path *p)
+{
+	const struct nvf_subsys_ctrl *c = nvf_subsys_find_ctrl(sub, p->ctrl);
+	long long resets = c ? c->reset_count : -1;
+	long long reconnects = c ? c->reconnect_count : -1;
+	char e[24], r[24], f[24], rs[24], rc[24];
+
+	if (p->error_count < 0 && p->retry_count < 0 &&
+	    p->failover_count < 0 && resets < 0 && reconnects < 0)
+		return;
+	printf("      errors %s retries %s failovers %s; %s resets %s reconnects %s\n",
+	       nvf_num_or_dash(p->error_count, e, sizeof(e)),
+	       nvf_num_or_dash(p->retry_count, r, sizeof(r)),
+	       nvf_num_or_dash(p->failover_count, f, sizeof(f)),
+	       p->ctrl_name, nvf_num_or_dash(resets, rs, sizeof(rs)),
+	       nvf_num_or_dash(reconnects, rc, sizeof(rc)));
 }
 
 /* How many paths of @head are live and optimized. */
@@ -105,6 +136,7 @@ static void nvf_status_normal(const struct nvf_subsys *subs, size_t nr,
 				nvf_print_path_ios(p);
 				nvf_print_path_load(p);
 				putchar('\n');
+				nvf_print_path_diag(sub, p);
 			}
 		}
 	}
@@ -128,6 +160,18 @@ static void nvf_status_json(const struct nvf_subsys *subs, size_t nr,
 		nvf_json_str(&j, "Name", sub->name);
 		nvf_json_str(&j, "NQN", sub->nqn);
 		nvf_json_str(&j, "IOPolicy", sub->iopolicy);
+		nvf_json_begin(&j, "Controllers", '[');
+		for (k = 0; k < sub->nr_ctrls; k++) {
+			const struct nvf_subsys_ctrl *c = &sub->ctrls[k];
+
+			nvf_json_begin(&j, NULL, '{');
+			nvf_json_str(&j, "Name", c->name);
+			nvf_json_str(&j, "State", c->state);
+			nvf_json_num(&j, "reset_count", c->reset_count);
+			nvf_json_num(&j, "reconnect_count", c->reconnect_count);
+			nvf_json_end(&j, '}');
+		}
+		nvf_json_end(&j, ']');
 		nvf_json_begin(&j, "Namespaces", '[');
 		for (h = 0; h < sub->nr_heads; h++) {
 			const struct nvf_head *head = &sub->heads[h];
@@ -160,6 +204,12 @@ static void nvf_status_json(const struct nvf_subsys *subs, size_t nr,
 				nvf_json_num(&j, "InflightReads", p->inflight[0]);
 				nvf_json_num(&j, "InflightWrites", p->inflight[1]);
 				nvf_json_str(&j, "PSStatus", p->ps_status);
+				nvf_json_num(&j, "command_error_count",
+					     p->error_count);
+				nvf_json_num(&j, "command_retry_count",
+					     p->retry_count);
+				nvf_json_num(&j, "multipath_failover_count",
+					     p->failover_count);
 				nvf_json_end(&j, '}');
 			}
 			nvf_json_end(&j, ']');

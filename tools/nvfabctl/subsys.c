@@ -9,7 +9,10 @@
  * head, with the attribute nsid and a directory multipath/ of links named
  * nvfabScCnN to the per-path block devices, which live under their
  * controller (<root>/class/nvfab/nvfabC/nvfabScCnN) and carry ana_state,
- * ana_grpid, routed_ios, inflight and ps_status.
+ * ana_grpid, routed_ios, inflight, ps_status and the counters
+ * diag/multipath_failover_count, diag/command_retry_count and
+ * diag/command_error_count; a controller's counters are diag/reset_count
+ * and diag/reconnect_count.
  *
  * Controller attributes are read through the subsystem's link, or from
  * <root>/class/nvfab when the link leads nowhere; path attributes through
@@ -155,6 +158,9 @@ static int nvf_subsys_ctrls(struct nvf_subsys *sub, const char *dir,
 		ctrl->model = nvf_attr_read_trim(cdir, "model");
 		ctrl->serial = nvf_attr_read_trim(cdir, "serial");
 		ctrl->firmware_rev = nvf_attr_read_trim(cdir, "firmware_rev");
+		ctrl->reset_count = nvf_attr_read_num(cdir, "diag/reset_count");
+		ctrl->reconnect_count = nvf_attr_read_num(cdir,
+							  "diag/reconnect_count");
 		free(cdir);
 		sub->nr_ctrls++;
 	}
@@ -176,6 +182,10 @@ static void nvf_path_fill(struct nvf_path *p, const char *dir)
 	p->ana_grpid = nvf_attr_read_num(dir, "ana_grpid");
 	p->routed_ios = nvf_attr_read_num(dir, "routed_ios");
 	p->ps_status = nvf_attr_read(dir, "ps_status");
+	p->failover_count = nvf_attr_read_num(dir,
+					      "diag/multipath_failover_count");
+	p->retry_count = nvf_attr_read_num(dir, "diag/command_retry_count");
+	p->error_count = nvf_attr_read_num(dir, "diag/command_error_count");
 
 	/* "R W", the block layer's own format, padded with blanks */
 	p->inflight[0] = -1;

@@ -416,6 +416,8 @@ int nvfab_init_ctrl(struct nvfab_ctrl *ctrl, struct device *parent,
 	INIT_DELAYED_WORK(&ctrl->failfast_work, nvfab_failfast_work);
 	INIT_LIST_HEAD(&ctrl->subsys_entry);
 	atomic_set(&ctrl->mp_inflight, 0);
+	atomic64_set(&ctrl->reset_count, 0);
+	atomic64_set(&ctrl->reconnect_count, 0);
 	mutex_init(&ctrl->ana_lock);
 	xa_init(&ctrl->ana_groups);
 	INIT_WORK(&ctrl->ana_work, nvfab_ana_work);

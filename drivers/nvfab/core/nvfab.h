@@ -73,6 +73,14 @@ static inline bool nvfab_ns_ids_equal(const struct nvfab_ns_ids *a,
  * @anagrpid:	ANA Group ID from Identify Namespace
  * @flags:	NVFAB_NS_*
  * @routed_ios:	bios the head sent on this path
+ * @multipath_failover_count: requests that failed on this path with a
+ *		path error and whose bios went back to the head
+ * @command_retry_count: commands requeued to be sent on this path again
+ * @command_error_count: commands that completed with an error status,
+ *		neither retried nor failed over
+ *
+ * The three counters are sysfs diag/ of the path disk (diag.c), counted
+ * on the completion's error branch only.
  */
 struct nvfab_ns {
 	struct kref		ref;
@@ -90,6 +98,9 @@ struct nvfab_ns {
 	u32			anagrpid;
 	unsigned long		flags;
 	atomic64_t		routed_ios;
+	atomic64_t		multipath_failover_count;
+	atomic64_t		command_retry_count;
+	atomic64_t		command_error_count;
 };
 
 /* Bits of nvfab_ns.flags */

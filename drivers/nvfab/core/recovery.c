@@ -83,7 +83,7 @@ static void nvfab_reconnect_or_remove(struct nvfab_ctrl *ctrl, int status)
  *
  * On failure another attempt follows in reconnect_delay, or the
  * controller is deleted (at ctrl_loss_tmo, or at once for a missing or
- * rejected key).
+ * rejected key). Each attempt made counts once in diag/reconnect_count.
  *
  * Context: nvfab_reset_wq.
  */
@@ -96,6 +96,7 @@ void nvfab_connect_work(struct work_struct *work)
 	ctrl->nr_reconnects++;
 	if (nvfab_ctrl_state(ctrl) != NVFAB_CTRL_CONNECTING)
 		return;
+	atomic64_inc(&ctrl->reconnect_count);
 	ret = nvfab_setup_ctrl(ctrl, false);
 	if (ret) {
 		dev_info(ctrl->device, "reconnect attempt %d failed: %d\n",
@@ -182,6 +183,7 @@ static bool nvfab_start_recovery(struct nvfab_ctrl *ctrl)
 {
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_RESETTING))
 		return false;
+	atomic64_inc(&ctrl->reset_count);
 	dev_warn(ctrl->device, "starting error recovery\n");
 	nvfab_start_failfast(ctrl);
 	queue_work(nvfab_reset_wq, &ctrl->err_work);
@@ -192,7 +194,8 @@ static bool nvfab_start_recovery(struct nvfab_ctrl *ctrl)
  * nvfab_error_recovery() - start recovering a controller after an error
  * @ctrl: the controller
  *
- * Moves LIVE to RESETTING and queues the teardown and reconnect.
+ * Moves LIVE to RESETTING and queues the teardown and reconnect; that
+ * counts once in diag/reset_count.
  *
  * An error on a controller that is connecting (NEW or CONNECTING) is kept
  * (NVFAB_CTRL_ERR_PENDING) until the connect ends: a connect that fails
@@ -252,6 +255,8 @@ void nvfab_connect_done(struct nvfab_ctrl *ctrl)
  * nvfab_reset_ctrl() - reset a live controller and wait for the outcome
  * @ctrl: the controller
  *
+ * A reset that starts counts once in diag/reset_count.
+ *
  * Context: may sleep.
  * Return: 0 when the controller is live again, -EBUSY if it was not live,
  * -ENETRESET if it is not live after the first reconnect attempt.
@@ -260,6 +265,7 @@ int nvfab_reset_ctrl(struct nvfab_ctrl *ctrl)
 {
 	if (!nvfab_change_ctrl_state(ctrl, NVFAB_CTRL_RESETTING))
 		return -EBUSY;
+	atomic64_inc(&ctrl->reset_count);
 	queue_work(nvfab_reset_wq, &ctrl->reset_work);
 	flush_work(&ctrl->reset_work);
 	flush_delayed_work(&ctrl->connect_work);

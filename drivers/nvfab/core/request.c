@@ -94,7 +94,10 @@ static bool nvfab_should_failover(struct request *rq)
  *
  * Requeues a retryable failure (for example commands cancelled by a
  * reset), or ends the request with the blk_status its NVMe status maps to.
- * Transports use it as their blk_mq_ops.complete.
+ * Transports use it as their blk_mq_ops.complete. A failed command of a
+ * namespace counts once in its path disk's diag/: failed over
+ * (nvfab_mpath_failover()), retried (command_retry_count, per requeue) or
+ * ended with its error (command_error_count).
  *
  * Context: any context (softirq included).
  */
@@ -108,13 +111,20 @@ void nvfab_complete_rq(struct request *rq)
 		nvfab_mpath_end_request(rq, sts);
 	nvfab_cleanup_cmd(rq);
 	if (unlikely(req->status)) {
+		/* a namespace's queue (path disk); NULL: admin, Connect */
+		struct nvfab_ns *ns = rq->q->queuedata;
+
 		if (nvfab_should_failover(rq) && nvfab_mpath_failover(rq))
 			return;
 		if (nvfab_should_retry(rq)) {
 			req->retries++;
+			if (ns)
+				atomic64_inc(&ns->command_retry_count);
 			blk_mq_requeue_request(rq, true);
 			return;
 		}
+		if (ns)
+			atomic64_inc(&ns->command_error_count);
 	}
 	blk_mq_end_request(rq, sts);
 }

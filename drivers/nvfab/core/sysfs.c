@@ -558,5 +558,6 @@ const struct attribute_group *nvfab_ctrl_attr_groups[] = {
 	&nvfab_ctrl_attr_group,
 	&nvfab_tls_attr_group,
 	&nvfab_peer_attr_group,
+	&nvfab_ctrl_diag_group,
 	NULL
 };

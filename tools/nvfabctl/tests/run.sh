@@ -89,7 +89,7 @@ dry() {
 }
 
 ktap_header
-ktap_set_plan 309
+ktap_set_plan 311
 
 B=(-t tcp -a 192.0.2.2 -s 4420 -n nqn.x:y)
 S="nqn=nqn.x:y,transport=tcp,traddr=192.0.2.2,trsvcid=4420"
@@ -977,6 +977,24 @@ mp_path 2 5 2 ana_state=change routed_ios=25 "inflight=5 6 7"	# no ana_grpid
 mp_head 2 10 nsid=10
 mp_path 2 0 10 ana_state=optimized ana_grpid=1 routed_ios=0
 mp_path 2 1 10 ana_state=optimized ana_grpid=1x routed_ios=0
+# diag DIR ATTR=VALUE...: the diag/ counters of a controller or path
+# directory under $VIRT/nvfab; a directory without them is an older module
+diag() {
+	mkdir -p "$VIRT/nvfab/$1/diag"
+	put "$VIRT/nvfab/$1/diag" "${@:2}"
+}
+diag nvfab0 reset_count=1 reconnect_count=3
+diag nvfab1 reset_count=0 reconnect_count=0
+diag nvfab0/nvfab2c0n1 multipath_failover_count=7 command_retry_count=2 \
+	command_error_count=1
+diag nvfab1/nvfab2c1n1 multipath_failover_count=0 command_retry_count=0 \
+	command_error_count=0
+# a path with counters on a controller without (nvfab3); one with a count
+# above LLONG_MAX and one with an unreadable count (a directory): unknown
+diag nvfab3/nvfab2c3n2 multipath_failover_count=18446744073709551615 \
+	command_retry_count=4 command_error_count=5
+diag nvfab1/nvfab2c1n2 multipath_failover_count=2 command_retry_count=0
+mkdir "$VIRT/nvfab/nvfab1/nvfab2c1n2/diag/command_error_count"
 # subsystem 10: no iopolicy nor model, an empty serial, a controller
 # without address, a dangling path link, an unreadable inflight, a head
 # without nsid nor paths; links that lead nowhere, to a controller and to
@@ -1387,6 +1405,46 @@ sys.exit(0 if d["Healthy"] == 4 and d["Unhealthy"] == 1 and
          p["State"] == "live" and p["ANAState"] == "optimized" and
          p["IOSharePercent"] == 61.2 and p["InflightReads"] == 3 else 1)'
 result "status -o json: the same, with Healthy and Unhealthy counts" $?
+run status
+# each path's line, then its counters' line if it has any
+diag_after() { echo "$OUT" | grep -A1 -xF "$1" | sed -n 2p; }
+[ "$RC" = 2 ] &&
+	[ "$(diag_after "    nvfab2c0n1 nvfab0 live optimized grp 1 ios 1234 (61.2%) inflight 3/1 ps: lat_us=120 weight=2")" = \
+		"      errors 1 retries 2 failovers 7; nvfab0 resets 1 reconnects 3" ] &&
+	[ "$(diag_after "    nvfab2c1n1 nvfab1 live non-optimized grp 2 ios 782 (38.8%) inflight 0/0 ps: -")" = \
+		"      errors 0 retries 0 failovers 0; nvfab1 resets 0 reconnects 0" ] &&
+	echo "$OUT" | grep -qxF "      errors 5 retries 4 failovers -; nvfab3 resets - reconnects -" &&
+	echo "$OUT" | grep -qxF "      errors - retries 0 failovers 2; nvfab1 resets 0 reconnects 0" &&
+	echo "$OUT" | grep -qxF "      errors - retries - failovers -; nvfab0 resets 1 reconnects 3" &&
+	[ "$(diag_after "    nvfab10c7n1 nvfab7 live optimized grp 1 ios 10 (100.0%) inflight - ps: -")" = \
+		"    nvfab10c12n1 nvfab12 resetting - grp - ios - (-) inflight - ps: -" ] &&
+	[ "$(echo "$OUT" | grep -c '^      errors ')" = 7 ]
+result "status: per path its errors, retries and failovers and its controller's resets and reconnects; a missing counter (an older module) is -, none at all no line" $?
+run status -o json
+[ "$RC" = 2 ] && echo "$OUT" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+s = {x["Name"]: x for x in d["Subsystems"]}
+c = {x["Name"]: x for x in s["nvfab-subsys2"]["Controllers"]}
+p = {q["Name"]: q for n in s["nvfab-subsys2"]["Namespaces"] for q in n["Paths"]}
+old = {q["Name"]: q for n in s["nvfab-subsys10"]["Namespaces"] for q in n["Paths"]}
+keys = ("command_error_count", "command_retry_count", "multipath_failover_count")
+ok = (c["nvfab0"] == {"Name": "nvfab0", "State": "live", "reset_count": 1,
+                      "reconnect_count": 3} and
+      c["nvfab3"]["reset_count"] is None and
+      c["nvfab3"]["reconnect_count"] is None and
+      [p["nvfab2c0n1"][k] for k in keys] == [1, 2, 7] and
+      [p["nvfab2c1n1"][k] for k in keys] == [0, 0, 0] and
+      [p["nvfab2c1n2"][k] for k in keys] == [None, 0, 2] and
+      [p["nvfab2c3n2"][k] for k in keys] == [5, 4, None] and
+      len(old) == 2 and
+      all(q[k] is None for q in old.values() for k in keys) and
+      all(x["reset_count"] is None
+          for x in s["nvfab-subsys10"]["Controllers"]) and
+      [x["Name"] for x in s["nvfab-subsys10"]["Controllers"]] ==
+      ["nvfab7", "nvfab12"])
+sys.exit(0 if ok else 1)'
+result "status -o json: the diag/ counters named after their files, per path and in Controllers; null when missing" $?
 echo connecting >"$VIRT/nvfab/nvfab0/state"
 run status
 [ "$RC" = 2 ] && echo "$OUT" | grep -qxF "  nvfab2n1 nsid 1: NO LIVE OPTIMIZED PATH, 0 of 2 paths live and optimized" &&

@@ -313,6 +313,7 @@ static void nvfab_head_queue_bio(struct nvfab_ns_head *head, struct bio *bio,
 {
 	unsigned long flags;
 
+	atomic64_inc(&head->io_requeue_no_usable_path_count);
 	spin_lock_irqsave(&head->requeue_lock, flags);
 	bio_list_add(&head->requeue_list, bio);
 	spin_unlock_irqrestore(&head->requeue_lock, flags);
@@ -364,6 +365,7 @@ static void nvfab_head_submit_bio(struct bio *bio)
 			nvfab_head_queue_bio(head, bio, true);
 			break;
 		default:
+			atomic64_inc(&head->io_fail_no_available_path_count);
 			bio_io_error(bio);
 			break;
 		}
@@ -767,8 +769,10 @@ static void nvfab_head_fail_waiting(struct nvfab_ns_head *head)
 	struct bio *bio;
 
 	nvfab_head_take_waiting(head, &bios);
-	while ((bio = bio_list_pop(&bios)))
+	while ((bio = bio_list_pop(&bios))) {
+		atomic64_inc(&head->io_fail_no_available_path_count);
 		bio_io_error(bio);
+	}
 }
 
 /**
@@ -906,7 +910,8 @@ void nvfab_mpath_end_request(struct request *rq, blk_status_t status)
  *
  * An ANA status marks the path unusable until the ANA log is read again.
  * The bios go to the head's requeue list, the request ends with no data,
- * and the head sends them on another path.
+ * and the head sends them on another path. Counted once per request in
+ * the path's diag/multipath_failover_count.
  *
  * Context: any context (completion).
  * Return: true if the bios were taken over, false if @rq has no head.
@@ -921,6 +926,7 @@ bool nvfab_mpath_failover(struct request *rq)
 
 	if (!head)
 		return false;
+	atomic64_inc(&ns->multipath_failover_count);
 	trace_nvfab_failover(rq, ns->nsid);
 	switch (status) {
 	case NVME_SC_ANA_TRANSITION:

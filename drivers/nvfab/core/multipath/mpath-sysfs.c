@@ -2,8 +2,9 @@
 /*
  * sysfs attributes of the multipath layer: of a subsystem (nvfab-subsysX:
  * its identity, iopolicy, no_path_tmo), of a head disk (nvfabXnY: the
- * namespace identifiers and the WWID built from them) and of a path disk (nvfabXcNnY: ANA state and
- * group, I/O routed to it, the path selector's view of it).
+ * namespace identifiers and the WWID built from them) and of a path disk
+ * (nvfabXcNnY: ANA state and group, I/O routed to it, the path selector's
+ * view of it). The diag/ counters of heads and paths are in ../diag.c.
  */
 #include <kunit/visibility.h>
 #include <linux/blkdev.h>
@@ -217,6 +218,7 @@ const struct attribute_group *nvfab_head_groups[] = {
 	&nvfab_head_attr_group,
 	&nvfab_head_mpath_group,
 	&nvfab_peer_attr_group,
+	&nvfab_head_diag_group,
 	NULL,
 };
 
@@ -327,5 +329,6 @@ static const struct attribute_group nvfab_path_attr_group = {
 
 const struct attribute_group *nvfab_path_disk_groups[] = {
 	&nvfab_path_attr_group,
+	&nvfab_path_diag_group,
 	NULL,
 };

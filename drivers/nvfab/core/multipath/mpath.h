@@ -3,8 +3,9 @@
  * Private declarations of nvfab-core's multipath layer: subsystems,
  * namespace heads, ANA state (this folder: subsys.c, head.c,
  * mpath-sysfs.c, ana.c, ana-log.c, ps-registry.c, ps-builtin.c; and the
- * head's ioctls in ../ioctl.c). Documentation/design.rst's lock-order
- * table places these locks among the others of nvfab.
+ * head's ioctls in ../ioctl.c, its diag/ counters in ../diag.c).
+ * Documentation/design.rst's lock-order table places these locks among the
+ * others of nvfab.
  *
  * Lock order, outermost first (each lock is only taken with those above
  * it held, never the other way round):
@@ -112,6 +113,10 @@ static inline struct nvfab_subsys *to_subsys(struct device *dev)
  *		that adding it never waits for the target (nvfab_wq)
  * @flags:	NVFAB_HEAD_*
  * @peer:	peer-memory I/O routed through the head (sysfs peer_mem/)
+ * @io_requeue_no_usable_path_count: bios put on @requeue_list because no
+ *		path was usable at that moment (sysfs diag/)
+ * @io_fail_no_available_path_count: bios failed because no path could
+ *		become usable any more (sysfs diag/)
  */
 struct nvfab_ns_head {
 	struct list_head	entry;
@@ -130,6 +135,8 @@ struct nvfab_ns_head {
 	struct work_struct	part_scan_work;
 	unsigned long		flags;
 	struct nvfab_peer_counters peer;
+	atomic64_t		io_requeue_no_usable_path_count;
+	atomic64_t		io_fail_no_available_path_count;
 };
 
 /**
@@ -198,6 +205,11 @@ extern const struct attribute_group *nvfab_path_disk_groups[];
 
 /* ../sysfs.c: peer_mem/ of controllers and heads */
 extern const struct attribute_group nvfab_peer_attr_group;
+
+/* ../diag.c: diag/ of controllers, path disks and heads */
+extern const struct attribute_group nvfab_ctrl_diag_group;
+extern const struct attribute_group nvfab_path_diag_group;
+extern const struct attribute_group nvfab_head_diag_group;
 
 /* ioctl.c */
 int nvfab_head_ioctl(struct block_device *bdev, blk_mode_t mode,
