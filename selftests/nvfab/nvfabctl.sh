@@ -99,7 +99,7 @@ json_has() {
 }
 
 ktap_header
-ktap_set_plan 60
+ktap_set_plan 63
 ktap_diag "transport under test: $T"
 
 nvfab_load nvfab-core nvfab-fabrics || {
@@ -286,6 +286,61 @@ nvmet_set_ana 1 optimized
 nvmet_set_ana 2 optimized
 ktap_check "status: optimized again: exit 0" \
 	busywait 20000 status_is 0 "2 namespaces: 2 ok, 0 without a live optimized path"
+
+# The diag counters as status shows them, from the real sysfs: a
+# reset_controller of $C2 counts once there and not on $C1; every path's
+# counters are sysfs's.
+diag() { cat "/sys/class/nvfab/$1/diag/$2"; }
+r1=$(diag "$C1" reset_count)
+r2=$(diag "$C2" reset_count)
+echo 1 >"/sys/class/nvfab/$C2/reset_controller"
+busywait 20000 ctrl_live "$C2"
+busywait 20000 paths4
+run status -o json
+ktap_check "status -o json: $C2's reset_count $r2 -> $((r2 + 1)), $C1's stays $r1, each path's diag counters as in sysfs" \
+	python3 -c '
+import json, sys
+c1, c2, r1, r2 = sys.argv[1:5]
+d = json.load(open(sys.argv[5]))
+def sysfs(p):
+    return int(open(p).read())
+subs = d["Subsystems"]
+ctrls = {c["Name"]: c for s in subs for c in s["Controllers"]}
+paths = [p for s in subs for n in s["Namespaces"] for p in n["Paths"]]
+ok = (ctrls[c2]["reset_count"] == int(r2) + 1 and
+      ctrls[c1]["reset_count"] == int(r1) and
+      ctrls[c2]["reconnect_count"] ==
+      sysfs("/sys/class/nvfab/%s/diag/reconnect_count" % c2) and
+      len(paths) == 4 and
+      all(p[k] == sysfs("/sys/block/%s/diag/%s" % (p["Name"], k))
+          for p in paths for k in ("command_error_count", "command_retry_count",
+                                   "multipath_failover_count")))
+sys.exit(0 if ok else 1)' "$C1" "$C2" "$r1" "$r2" "$TMP/out"
+run status
+ktap_check "status: the reset shows in the text view ($C2 resets $((r2 + 1)))" \
+	grep -q "$C2 resets $((r2 + 1)) " "$TMP/out"
+
+# Beside the in-kernel host (nvfab-multipath.rst, "Beside nvme-cli and
+# dm-multipath"): a connect to a subsystem that nvme-cli connected too
+# warns, names it, and connects.
+if command -v nvme >/dev/null && modprobe -q nvme-tcp &&
+	timeout 30 nvme connect -t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID" \
+		-w "$(topo_host_addr 1)" -n "$NVMET_NQN" >"$TMP/nvme" 2>&1; then
+	run "${TCP[@]}" -D
+	C3=$OUT
+	coexist_warned() {
+		[ "$RC" = 0 ] && [[ "$OUT" =~ ^nvfab[0-9]+$ ]] &&
+			grep -q "subsystem $NVMET_NQN is also connected by the in-kernel NVMe host (nvme-subsys[0-9]*)" "$TMP/err"
+	}
+	ktap_check "connect beside the in-kernel host: a warning naming its nvme-subsys, then connected" \
+		coexist_warned
+	timeout 30 nvme disconnect -n "$NVMET_NQN" >/dev/null 2>&1
+	[[ "$C3" =~ ^nvfab[0-9]+$ ]] && run disconnect -d "$C3"
+	busywait 20000 paths4
+else
+	sed 's/^/# nvme connect: /' "$TMP/nvme" 2>/dev/null
+	ktap_skip "connect beside the in-kernel host" "no nvme-cli or nvme-tcp here"
+fi
 
 # --- discover and connect-all against nvmet's discovery controller ------------
 DISC=(-t tcp -a "$(topo_tgt_addr 1)" -s "$NVMET_TRSVCID" -w "$(topo_host_addr 1)")
