@@ -297,7 +297,7 @@ echo 1 >"/sys/class/nvfab/$C2/reset_controller"
 busywait 20000 ctrl_live "$C2"
 busywait 20000 paths4
 run status -o json
-ktap_check "status -o json: $C2's reset_count $r2 -> $((r2 + 1)), $C1's stays $r1, each path's diag counters as in sysfs" \
+ktap_check "status -o json: $C2's reset_count $r2 -> $((r2 + 1)), $C1's stays $r1, each path's and head's diag counters as in sysfs" \
 	python3 -c '
 import json, sys
 c1, c2, r1, r2 = sys.argv[1:5]
@@ -314,7 +314,11 @@ ok = (ctrls[c2]["reset_count"] == int(r2) + 1 and
       len(paths) == 4 and
       all(p[k] == sysfs("/sys/block/%s/diag/%s" % (p["Name"], k))
           for p in paths for k in ("command_error_count", "command_retry_count",
-                                   "multipath_failover_count")))
+                                   "multipath_failover_count")) and
+      all(n[k] == sysfs("/sys/block/%s/diag/%s" % (n["Name"], k))
+          for s in subs for n in s["Namespaces"]
+          for k in ("io_requeue_no_usable_path_count",
+                    "io_fail_no_available_path_count")))
 sys.exit(0 if ok else 1)' "$C1" "$C2" "$r1" "$r2" "$TMP/out"
 run status
 ktap_check "status: the reset shows in the text view ($C2 resets $((r2 + 1)))" \

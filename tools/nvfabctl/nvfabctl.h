@@ -250,6 +250,8 @@ struct nvf_head {
 	long long	nsid;
 	long long	sectors;	/* 512-byte sectors */
 	long long	lba_size;	/* logical block size, bytes */
+	long long	requeue_no_path; /* diag/io_requeue_no_usable_path_count */
+	long long	fail_no_path;	/* diag/io_fail_no_available_path_count */
 	struct nvf_path	*paths;		/* sorted by controller */
 	size_t		nr_paths;
 };

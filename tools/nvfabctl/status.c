@@ -7,13 +7,16 @@
  * in flight and the path selector's status (service-time's latency
  * estimate), and below it the path's diag/ counters (commands that ended
  * with an error, retries, failovers) with its controller's (resets,
- * reconnect attempts); a module without them shows none. The exit status
+ * reconnect attempts), and under each namespace its head's (bios that
+ * waited for a usable path, bios failed for want of one); a module
+ * without them shows none. The exit status
  * is NVF_EXIT_DEGRADED when any namespace has no live optimized path, so
  * that a monitoring check can alert on it; --watch redraws it every few
  * seconds.
  *
  *   nvfab-subsys0 nqn.2014-08.org.example:s1 iopolicy=service-time
  *     nvfab0n1 nsid 1: ok, 1 of 2 paths live and optimized
+ *       no usable path: 3 bios waited, 0 failed
  *       nvfab0c0n1 nvfab0 live optimized grp 1 ios 1234 (61.2%) inflight 0/0 ps: ...
  *         errors 0 retries 0 failovers 0; nvfab0 resets 0 reconnects 0
  *       nvfab0c1n1 nvfab1 live non-optimized grp 2 ios 782 (38.8%) inflight 0/0 ps: -
@@ -40,7 +43,8 @@ void nvf_status_usage(FILE *f)
 		"Every namespace with its paths: controller state, ANA state, share\n"
 		"of the I/O, I/Os in flight, the path selector's status; per path its\n"
 		"errors, retries and failovers and its controller's resets and\n"
-		"reconnect attempts (the diag/ counters). Exit status 2 when any\n"
+		"reconnect attempts, per namespace the I/O that waited for or failed\n"
+		"without a usable path (the diag/ counters). Exit status 2 when any\n"
 		"namespace has no live optimized path.\n"
 		"\n"
 		"  -o, --output-format=FMT  normal or json\n"
@@ -90,6 +94,21 @@ static void nvf_print_path_diag(const struct nvf_subsys *sub,
 	       nvf_num_or_dash(reconnects, rc, sizeof(rc)));
 }
 
+/*
+ * "no usable path: W bios waited, F failed": the diag/ counters of @head,
+ * "-" for one that is missing; nothing when both are.
+ */
+static void nvf_print_head_diag(const struct nvf_head *head)
+{
+	char w[24], f[24];
+
+	if (head->requeue_no_path < 0 && head->fail_no_path < 0)
+		return;
+	printf("    no usable path: %s bios waited, %s failed\n",
+	       nvf_num_or_dash(head->requeue_no_path, w, sizeof(w)),
+	       nvf_num_or_dash(head->fail_no_path, f, sizeof(f)));
+}
+
 /* How many paths of @head are live and optimized. */
 static size_t nvf_head_good(const struct nvf_subsys *sub,
 			    const struct nvf_head *head)
@@ -127,6 +146,7 @@ static void nvf_status_normal(const struct nvf_subsys *subs, size_t nr,
 			       head->nr_paths, head->nr_paths == 1 ? "" : "s");
 			*ok += good > 0;
 			*bad += !good;
+			nvf_print_head_diag(head);
 			for (k = 0; k < head->nr_paths; k++) {
 				const struct nvf_path *p = &head->paths[k];
 
@@ -184,6 +204,10 @@ static void nvf_status_json(const struct nvf_subsys *subs, size_t nr,
 			nvf_json_num(&j, "NSID", head->nsid);
 			nvf_json_bool(&j, "Healthy", good > 0);
 			nvf_json_num(&j, "LiveOptimizedPaths", good);
+			nvf_json_num(&j, "io_requeue_no_usable_path_count",
+				     head->requeue_no_path);
+			nvf_json_num(&j, "io_fail_no_available_path_count",
+				     head->fail_no_path);
 			nvf_json_begin(&j, "Paths", '[');
 			for (k = 0; k < head->nr_paths; k++) {
 				const struct nvf_path *p = &head->paths[k];

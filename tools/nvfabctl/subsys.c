@@ -12,7 +12,8 @@
  * ana_grpid, routed_ios, inflight, ps_status and the counters
  * diag/multipath_failover_count, diag/command_retry_count and
  * diag/command_error_count; a controller's counters are diag/reset_count
- * and diag/reconnect_count.
+ * and diag/reconnect_count, a head's diag/io_requeue_no_usable_path_count
+ * and diag/io_fail_no_available_path_count.
  *
  * Controller attributes are read through the subsystem's link, or from
  * <root>/class/nvfab when the link leads nowhere; path attributes through
@@ -310,6 +311,10 @@ static int nvf_head_add(const char *hdir, int x, int y, void *heads)
 	head->nsid = nvf_attr_read_num(hdir, "nsid");
 	head->sectors = nvf_attr_read_num(hdir, "size");
 	head->lba_size = nvf_attr_read_num(hdir, "queue/logical_block_size");
+	head->requeue_no_path =
+		nvf_attr_read_num(hdir, "diag/io_requeue_no_usable_path_count");
+	head->fail_no_path =
+		nvf_attr_read_num(hdir, "diag/io_fail_no_available_path_count");
 	return nvf_head_paths(head, hdir, hs->classdir);
 }
 

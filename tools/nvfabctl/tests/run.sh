@@ -995,6 +995,13 @@ diag nvfab3/nvfab2c3n2 multipath_failover_count=18446744073709551615 \
 	command_retry_count=4 command_error_count=5
 diag nvfab1/nvfab2c1n2 multipath_failover_count=2 command_retry_count=0
 mkdir "$VIRT/nvfab/nvfab1/nvfab2c1n2/diag/command_error_count"
+# the heads of subsystem 2: both counters on nvfab2n1, one on nvfab2n2
+mkdir -p "$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n1/diag" \
+	"$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n2/diag"
+put "$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n1/diag" \
+	io_requeue_no_usable_path_count=3 io_fail_no_available_path_count=0
+put "$VIRT/nvfab-subsystem/nvfab-subsys2/nvfab2n2/diag" \
+	io_fail_no_available_path_count=2
 # subsystem 10: no iopolicy nor model, an empty serial, a controller
 # without address, a dangling path link, an unreadable inflight, a head
 # without nsid nor paths; links that lead nowhere, to a controller and to
@@ -1418,8 +1425,12 @@ diag_after() { echo "$OUT" | grep -A1 -xF "$1" | sed -n 2p; }
 	echo "$OUT" | grep -qxF "      errors - retries - failovers -; nvfab0 resets 1 reconnects 3" &&
 	[ "$(diag_after "    nvfab10c7n1 nvfab7 live optimized grp 1 ios 10 (100.0%) inflight - ps: -")" = \
 		"    nvfab10c12n1 nvfab12 resetting - grp - ios - (-) inflight - ps: -" ] &&
-	[ "$(echo "$OUT" | grep -c '^      errors ')" = 7 ]
-result "status: per path its errors, retries and failovers and its controller's resets and reconnects; a missing counter (an older module) is -, none at all no line" $?
+	[ "$(echo "$OUT" | grep -c '^      errors ')" = 7 ] &&
+	[ "$(diag_after "  nvfab2n1 nsid 1: ok, 1 of 2 paths live and optimized")" = \
+		"    no usable path: 3 bios waited, 0 failed" ] &&
+	echo "$OUT" | grep -qxF "    no usable path: - bios waited, 2 failed" &&
+	[ "$(echo "$OUT" | grep -c '^    no usable path: ')" = 2 ]
+result "status: per path its errors, retries and failovers and its controller's resets and reconnects, per namespace the bios that waited or failed for want of a path; a missing counter (an older module) is -, none at all no line" $?
 run status -o json
 [ "$RC" = 2 ] && echo "$OUT" | python3 -c '
 import json, sys
@@ -1442,9 +1453,15 @@ ok = (c["nvfab0"] == {"Name": "nvfab0", "State": "live", "reset_count": 1,
       all(x["reset_count"] is None
           for x in s["nvfab-subsys10"]["Controllers"]) and
       [x["Name"] for x in s["nvfab-subsys10"]["Controllers"]] ==
-      ["nvfab7", "nvfab12"])
+      ["nvfab7", "nvfab12"] and
+      [(n["io_requeue_no_usable_path_count"], n["io_fail_no_available_path_count"])
+       for n in s["nvfab-subsys2"]["Namespaces"] if n["NSID"] in (1, 2)] ==
+      [(3, 0), (None, 2)] and
+      all(n["io_requeue_no_usable_path_count"] is None and
+          n["io_fail_no_available_path_count"] is None
+          for n in s["nvfab-subsys10"]["Namespaces"]))
 sys.exit(0 if ok else 1)'
-result "status -o json: the diag/ counters named after their files, per path and in Controllers; null when missing" $?
+result "status -o json: the diag/ counters named after their files, per path, per namespace and in Controllers; null when missing" $?
 echo connecting >"$VIRT/nvfab/nvfab0/state"
 run status
 [ "$RC" = 2 ] && echo "$OUT" | grep -qxF "  nvfab2n1 nsid 1: NO LIVE OPTIMIZED PATH, 0 of 2 paths live and optimized" &&
