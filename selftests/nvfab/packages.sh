@@ -43,7 +43,9 @@ cleanup() {
 	if [ -n "$R" ]; then
 		umount -R "$R" 2>/dev/null || umount -lR "$R" 2>/dev/null
 	fi
-	[ -z "$W" ] || { umount "$W" 2>/dev/null; rm -rf "$W"; }
+	# rmdir, never rm -rf: were a mount left below $W (the guest's /dev
+	# and /sys are bound there), rm would delete through it.
+	[ -z "$W" ] || { umount "$W" 2>/dev/null; rmdir "$W" 2>/dev/null; }
 	nvfab_tcp_cleanup
 }
 trap cleanup EXIT
